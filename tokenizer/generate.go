@@ -1,0 +1,3 @@
+package tokenizer
+
+//go:generate go run ./internal/gen -ucd /usr/share/unicode -o tables.go
