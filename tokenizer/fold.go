@@ -107,7 +107,9 @@ func (o *Output) fold(src []byte) {
 		if f0 < 0 {
 			f0 = int32(len(f.fb))
 		}
-		if int(int32(len(f.fb))-f0) != size {
+		// A piece where folded and source characters do not correspond one
+		// to one: a length change, or several characters from one (⑴ → (1)).
+		if int(int32(len(f.fb))-f0) != size || mapped && len(folded) > utf8.RuneLen(firstRune(folded)) {
 			f.pieces = append(f.pieces, piece{f0, int32(len(f.fb)), int32(i), int32(i + size)})
 		}
 		if p.base() != baseMark && (!mapped || len(folded) > 0) {

@@ -144,7 +144,7 @@ func (e *emitter) segment(text []byte, a, b int) {
 	for i := a; i < b; {
 		p, n := propAt(text, i)
 		class := p.class()
-		if p.base() == baseMark {
+		if p.base() == baseMark && prevClass != classNone {
 			class = prevClass // a mark belongs to its base
 		}
 		switch class {
@@ -217,35 +217,35 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 		return cuts
 	}
 	text := e.o.Folded
-	var kinds [3]int // kinds of the previous two characters and the current one
-	var starts [2]int32
-	kinds[0], kinds[1] = -1, -1
+	// The case kinds of the two characters before i and of the one at i,
+	// and where each came from in the source: characters spelled out from
+	// one source character (æ → ae) are never cut apart.
+	kinds := [3]int{-1, -1, -1}
+	srcs := [3]int32{-1, -1, -1}
+	var prevStart int32
 	for i := a; i <= b; {
-		k, n := -1, 1
+		n := int32(1)
+		kinds[2], srcs[2] = -1, -1
 		if i < b {
 			p, size := propAt(text, int(i))
-			n = size
-			k = caseOther
+			n = int32(size)
+			srcs[2] = e.offs.start(i)
 			if p.base() == baseMark {
-				k = kinds[1] // a mark takes the case of its letter
+				kinds[2] = kinds[1] // a mark takes the case of its letter
 			} else {
-				sp, _ := propAt(e.src, int(e.offs.start(i)))
-				k = sp.caseKind()
+				sp, _ := propAt(e.src, int(srcs[2]))
+				kinds[2] = sp.caseKind()
 			}
 		}
 		// Decide the cut before the previous character (needs one lookahead).
-		if kinds[0] >= 0 && kinds[1] == caseUpper {
-			if (kinds[0] == caseLower || kinds[0] == caseDigit) ||
-				(kinds[0] == caseUpper && k == caseLower) {
-				cuts = append(cuts, starts[1])
-			}
+		if kinds[0] >= 0 && kinds[1] == caseUpper && srcs[0] != srcs[1] &&
+			(kinds[0] == caseLower || kinds[0] == caseDigit || kinds[0] == caseUpper && kinds[2] == caseLower) {
+			cuts = append(cuts, prevStart)
 		}
-		kinds[0], kinds[1] = kinds[1], k
-		starts[0], starts[1] = starts[1], i
-		i += int32(n)
-		if k < 0 {
-			break
-		}
+		kinds[0], kinds[1] = kinds[1], kinds[2]
+		srcs[0], srcs[1] = srcs[1], srcs[2]
+		prevStart = i
+		i += n
 	}
 	e.o.camel = cuts
 	return cuts

@@ -141,21 +141,28 @@ func appendNFC(dst []byte, s []byte, scratch []rune) ([]byte, []rune) {
 		d = appendDecomposed(d, r)
 		s = s[n:]
 	}
-	// Canonical ordering: a stable insertion sort of each run of non-starters.
-	for i := 1; i < len(d); i++ {
-		c := propsOf(d[i]).ccc()
-		if c == 0 {
+	// Canonical ordering: a stable sort of each run of non-starters by
+	// combining class (insertion sort for the usual short runs).
+	for i := 0; i < len(d); {
+		if propsOf(d[i]).ccc() == 0 {
+			i++
 			continue
 		}
-		j := i
-		for j > 0 {
-			pc := propsOf(d[j-1]).ccc()
-			if pc <= c {
-				break
-			}
-			d[j], d[j-1] = d[j-1], d[j]
-			j--
+		j := i + 1
+		for j < len(d) && propsOf(d[j]).ccc() != 0 {
+			j++
 		}
+		run := d[i:j]
+		if len(run) <= 8 {
+			for k := 1; k < len(run); k++ {
+				for m := k; m > 0 && propsOf(run[m-1]).ccc() > propsOf(run[m]).ccc(); m-- {
+					run[m], run[m-1] = run[m-1], run[m]
+				}
+			}
+		} else {
+			sort.SliceStable(run, func(a, b int) bool { return propsOf(run[a]).ccc() < propsOf(run[b]).ccc() })
+		}
+		i = j
 	}
 	// Canonical composition.
 	if len(d) > 0 {
