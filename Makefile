@@ -1,0 +1,44 @@
+# sessionsearch: `make` builds dist/ and bin/, `make demo` runs the demo,
+# `make test` runs every test, `make bench` the benchmarks.
+
+GO      ?= go
+TAGS    := sqlite_fts5
+MODULE  := github.com/sessionsearch/sessionsearch
+VERSION := v0.1.0
+COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+DATE    := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
+           -X $(MODULE)/extension.Commit=$(COMMIT) \
+           -X $(MODULE)/extension.BuildDate=$(DATE)
+SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
+
+.PHONY: all demo test bench deps generate clean
+
+all: dist/sessionsearch.so bin/sessionsearch
+
+dist/sessionsearch.so: $(SOURCES)
+	$(GO) build -buildmode=c-shared -ldflags "$(LDFLAGS)" -o $@ ./extension/loadable
+	rm -f dist/sessionsearch.h
+
+bin/sessionsearch: $(SOURCES)
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $@ ./cmd/sessionsearch
+
+demo: all
+	./bin/sessionsearch demo
+
+deps:
+	./scripts/install-deps
+
+test: deps all
+	$(GO) vet -tags $(TAGS) ./...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+
+bench: deps
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+
+# Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0).
+generate:
+	$(GO) generate ./tokenizer
+
+clean:
+	rm -rf dist bin

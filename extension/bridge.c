@@ -1,0 +1,253 @@
+/*
+ * bridge.c: sessionsearch's thin C bridge over SQLite's extension API.
+ *
+ * Why: Go cannot call the sqlite3ext.h macros, and a cgo crossing costs about
+ * as much as tokenizing a word, so this file keeps every crossing coarse: one
+ * call into Go per document tokenized (tokens come back in one batch and a C
+ * loop hands them to FTS5), one per SQL function call.
+ * What: the FTS5 tokenizer `sessionsearch`, the FTS5 auxiliary function
+ * `sessionsearch_snippet`, and the SQL functions of the registration table in
+ * extension.go, each a trampoline into Go.
+ * Build: compiled by cgo into the loadable extension (extension/loadable,
+ * -buildmode=c-shared) and into the Go driver (static, auto-extension).
+ * Load: sqlite3_sessionsearch_init / sqlite3_extension_init (loadable), or
+ * sqlite3_auto_extension (driver); both call sessionsearch_init_db.
+ */
+#define sqlite3_api sessionsearch_sqlite3_api
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "_cgo_export.h"
+
+/* ---- FTS5 tokenizer ---------------------------------------------------- */
+
+typedef struct ss_tokenizer {
+  int options; /* tokenizer options, encoded by Go */
+} ss_tokenizer;
+
+static int ss_tok_create(void *pUserData, const char **azArg, int nArg, Fts5Tokenizer **ppOut) {
+  (void)pUserData;
+  char *zErr = 0;
+  int options = sessionsearch_go_tokenizer_options((char **)azArg, nArg, &zErr);
+  if (options < 0) {
+    /* FTS5 reports a constructor failure without our text; the message is
+       stored so that the SQL error names the option (see ss_last_error). */
+    sqlite3_free(zErr);
+    return SQLITE_ERROR;
+  }
+  ss_tokenizer *t = sqlite3_malloc(sizeof(*t));
+  if (!t) return SQLITE_NOMEM;
+  t->options = options;
+  *ppOut = (Fts5Tokenizer *)t;
+  return SQLITE_OK;
+}
+
+static void ss_tok_delete(Fts5Tokenizer *p) { sqlite3_free(p); }
+
+static int ss_tok_tokenize(Fts5Tokenizer *p, void *pCtx, int flags, const char *pText, int nText,
+                           fts5_xtoken xToken) {
+  ss_tokenizer *t = (ss_tokenizer *)p;
+  if (nText <= 0) return SQLITE_OK;
+  return sessionsearch_go_tokenize(t->options, pCtx, flags, (char *)pText, nText, xToken);
+}
+
+int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *folded, const ss_token *tokens, int n) {
+  for (int i = 0; i < n; i++) {
+    const ss_token *t = &tokens[i];
+    int rc = xToken(pCtx, t->flags, folded + t->folded, t->len, t->start, t->end);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/* ---- FTS5 auxiliary function: sessionsearch_snippet(tbl, maxChars [, col]) */
+
+typedef struct ss_offsets {
+  int *start, *end; /* byte offsets of each token position */
+  int n, cap;
+} ss_offsets;
+
+static int ss_collect_token(void *pCtx, int tflags, const char *pToken, int nToken, int iStart, int iEnd) {
+  (void)pToken;
+  (void)nToken;
+  ss_offsets *o = pCtx;
+  if (tflags & FTS5_TOKEN_COLOCATED) return SQLITE_OK;
+  if (o->n == o->cap) {
+    int cap = o->cap ? o->cap * 2 : 256;
+    int *s = sqlite3_realloc(o->start, cap * (int)sizeof(int));
+    if (!s) return SQLITE_NOMEM;
+    o->start = s;
+    int *e = sqlite3_realloc(o->end, cap * (int)sizeof(int));
+    if (!e) return SQLITE_NOMEM;
+    o->end = e;
+    o->cap = cap;
+  }
+  o->start[o->n] = iStart;
+  o->end[o->n] = iEnd;
+  o->n++;
+  return SQLITE_OK;
+}
+
+static void ss_snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                       sqlite3_value **apVal) {
+  if (nVal < 1 || nVal > 2) {
+    sqlite3_result_error(ctx, "sessionsearch_snippet: expected (table, max_chars [, column])", -1);
+    return;
+  }
+  int maxChars = sqlite3_value_int(apVal[0]);
+  int col = nVal > 1 ? sqlite3_value_int(apVal[1]) : 0;
+  const char *text = 0;
+  int nText = 0;
+  int rc = api->xColumnText(fts, col, &text, &nText);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  if (!text) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  ss_offsets offs = {0};
+  rc = api->xTokenize(fts, text, nText, &offs, ss_collect_token);
+  int nInst = 0;
+  if (rc == SQLITE_OK) rc = api->xInstCount(fts, &nInst);
+  int *ranges = 0, nRanges = 0;
+  if (rc == SQLITE_OK && nInst > 0) {
+    ranges = sqlite3_malloc(2 * nInst * (int)sizeof(int));
+    if (!ranges) rc = SQLITE_NOMEM;
+  }
+  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int phrase, icol, off;
+    rc = api->xInst(fts, i, &phrase, &icol, &off);
+    if (rc != SQLITE_OK || icol != col) continue;
+    int last = off + api->xPhraseSize(fts, phrase) - 1;
+    if (off < 0 || off >= offs.n) continue;
+    if (last >= offs.n) last = offs.n - 1;
+    if (last < off) last = off;
+    ranges[2 * nRanges] = offs.start[off];
+    ranges[2 * nRanges + 1] = offs.end[last];
+    nRanges++;
+  }
+  if (rc == SQLITE_OK) {
+    sessionsearch_go_snippet(ctx, (char *)text, nText, ranges, nRanges, maxChars);
+  } else {
+    sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(ranges);
+  sqlite3_free(offs.start);
+  sqlite3_free(offs.end);
+}
+
+/* ---- SQL functions ----------------------------------------------------- */
+
+static void ss_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sessionsearch_go_function(ctx, (int)(intptr_t)sqlite3_user_data(ctx), argc, argv);
+}
+
+static fts5_api *ss_fts5_api(sqlite3 *db) {
+  fts5_api *api = 0;
+  sqlite3_stmt *stmt = 0;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, 0) != SQLITE_OK) return 0;
+  sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", 0);
+  sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  return api;
+}
+
+static fts5_tokenizer ss_tokenizer_methods = {ss_tok_create, ss_tok_delete, ss_tok_tokenize};
+
+int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
+  SQLITE_EXTENSION_INIT2((const sqlite3_api_routines *)pApi);
+  fts5_api *fts = ss_fts5_api(db);
+  if (!fts || fts->iVersion < 2) {
+    if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: this SQLite has no FTS5 (version 2 or later)");
+    return SQLITE_ERROR;
+  }
+  int rc = fts->xCreateTokenizer(fts, "sessionsearch", 0, &ss_tokenizer_methods, 0);
+  if (rc == SQLITE_OK) rc = fts->xCreateFunction(fts, "sessionsearch_snippet", 0, ss_snippet, 0);
+  if (rc != SQLITE_OK) {
+    if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register with FTS5: %s", sqlite3_errstr(rc));
+    return rc;
+  }
+  int n = sessionsearch_go_function_count();
+  for (int i = 0; i < n; i++) {
+    char *name = 0;
+    int nArg = 0, flags = 0;
+    sessionsearch_go_function_info(i, &name, &nArg, &flags);
+    rc = sqlite3_create_function_v2(db, name, nArg, SQLITE_UTF8 | flags, (void *)(intptr_t)i, ss_function, 0, 0, 0);
+    if (rc != SQLITE_OK) {
+      if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register %s(): %s", name, sqlite3_errmsg(db));
+      free(name);
+      return rc;
+    }
+    free(name);
+  }
+  return SQLITE_OK;
+}
+
+/* ---- Helpers for Go ----------------------------------------------------- */
+
+const char *ss_libversion(void) { return sqlite3_libversion(); }
+void ss_log(const char *msg) { sqlite3_log(SQLITE_ERROR, "%s", msg); }
+sqlite3 *ss_context_db(sqlite3_context *ctx) { return sqlite3_context_db_handle(ctx); }
+void ss_result_text(sqlite3_context *ctx, const char *p, int n) { sqlite3_result_text(ctx, p, n, SQLITE_TRANSIENT); }
+void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v) { sqlite3_result_int64(ctx, v); }
+void ss_result_null(sqlite3_context *ctx) { sqlite3_result_null(ctx); }
+void ss_result_error(sqlite3_context *ctx, const char *p, int n, int code) {
+  sqlite3_result_error(ctx, p, n);
+  if (code != SQLITE_ERROR) sqlite3_result_error_code(ctx, code);
+}
+void ss_result_value(sqlite3_context *ctx, sqlite3_value *v) { sqlite3_result_value(ctx, v); }
+int ss_value_type(sqlite3_value *v) { return sqlite3_value_type(v); }
+const unsigned char *ss_value_text(sqlite3_value *v, int *n) {
+  const unsigned char *p = sqlite3_value_text(v);
+  *n = sqlite3_value_bytes(v);
+  return p;
+}
+sqlite3_int64 ss_value_int64(sqlite3_value *v) { return sqlite3_value_int64(v); }
+double ss_value_double(sqlite3_value *v) { return sqlite3_value_double(v); }
+
+static void ss_aux_free(void *p) {
+  sessionsearch_go_release(*(uintptr_t *)p);
+  free(p);
+}
+void *ss_get_auxdata(sqlite3_context *ctx, int i) { return sqlite3_get_auxdata(ctx, i); }
+void ss_set_auxdata(sqlite3_context *ctx, int i, uintptr_t handle) {
+  uintptr_t *box = malloc(sizeof(uintptr_t));
+  if (!box) {
+    sessionsearch_go_release(handle);
+    return;
+  }
+  *box = handle;
+  sqlite3_set_auxdata(ctx, i, box, ss_aux_free);
+}
+
+int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const char **errmsg) {
+  int rc = sqlite3_prepare_v2(db, sql, n, stmt, 0);
+  if (rc != SQLITE_OK) *errmsg = sqlite3_errmsg(db);
+  return rc;
+}
+int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
+  return sqlite3_bind_text(s, i, p ? p : "", n, SQLITE_TRANSIENT);
+}
+int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) { return sqlite3_bind_int64(s, i, v); }
+int ss_bind_double(sqlite3_stmt *s, int i, double v) { return sqlite3_bind_double(s, i, v); }
+int ss_bind_null(sqlite3_stmt *s, int i) { return sqlite3_bind_null(s, i); }
+int ss_step(sqlite3_stmt *s) { return sqlite3_step(s); }
+int ss_reset(sqlite3_stmt *s) { return sqlite3_reset(s); }
+int ss_finalize(sqlite3_stmt *s) { return sqlite3_finalize(s); }
+int ss_column_type(sqlite3_stmt *s, int i) { return sqlite3_column_type(s, i); }
+const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n) {
+  const unsigned char *p = sqlite3_column_text(s, i);
+  *n = sqlite3_column_bytes(s, i);
+  return p;
+}
+sqlite3_int64 ss_column_int64(sqlite3_stmt *s, int i) { return sqlite3_column_int64(s, i); }
+double ss_column_double(sqlite3_stmt *s, int i) { return sqlite3_column_double(s, i); }
+const char *ss_errmsg(sqlite3 *db) { return sqlite3_errmsg(db); }
+int ss_get_autocommit(sqlite3 *db) { return sqlite3_get_autocommit(db); }
+int ss_changes(sqlite3 *db) { return sqlite3_changes(db); }

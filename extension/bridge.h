@@ -1,0 +1,67 @@
+/*
+ * bridge.h: the C side of sessionsearch, shared by the cgo preamble and bridge.c.
+ *
+ * Why it exists: SQLite's loadable-extension API (sqlite3ext.h) is a table of
+ * function pointers reached through macros, which Go cannot call. bridge.c is
+ * the one file that includes sqlite3ext.h; Go calls the small ss_* functions
+ * declared here, and SQLite calls back into Go through the exported
+ * sessionsearch_go_* functions.
+ *
+ * The FTS5 API (fts5_api, fts5_tokenizer, Fts5ExtensionApi) comes from
+ * sqlite3.h, which carries fts5.h. Only members present since SQLite 3.20
+ * (fts5_api version 2) are used; later versions only append members, so the
+ * same code runs on Debian's 3.40 and on the 3.5x that mattn/go-sqlite3 and
+ * better-sqlite3 bundle.
+ */
+#ifndef SESSIONSEARCH_BRIDGE_H
+#define SESSIONSEARCH_BRIDGE_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+/* The xToken callback of an FTS5 tokenizer. */
+typedef int (*fts5_xtoken)(void *pCtx, int tflags, const char *pToken, int nToken, int iStart, int iEnd);
+
+/* One token handed from Go to C: the layout of tokenizer.Token. */
+typedef struct ss_token {
+  int32_t folded, len, start, end, flags;
+} ss_token;
+
+/* Entry into the extension for one connection; returns SQLITE_OK. */
+int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
+
+/* Called from Go. */
+int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *folded, const ss_token *tokens, int n);
+
+const char *ss_libversion(void);
+void ss_log(const char *msg);
+sqlite3 *ss_context_db(sqlite3_context *ctx);
+void ss_result_text(sqlite3_context *ctx, const char *p, int n);
+void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v);
+void ss_result_null(sqlite3_context *ctx);
+void ss_result_error(sqlite3_context *ctx, const char *p, int n, int code);
+void ss_result_value(sqlite3_context *ctx, sqlite3_value *v);
+int ss_value_type(sqlite3_value *v);
+const unsigned char *ss_value_text(sqlite3_value *v, int *n);
+sqlite3_int64 ss_value_int64(sqlite3_value *v);
+double ss_value_double(sqlite3_value *v);
+void *ss_get_auxdata(sqlite3_context *ctx, int i);
+void ss_set_auxdata(sqlite3_context *ctx, int i, uintptr_t handle);
+
+int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const char **errmsg);
+int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n);
+int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v);
+int ss_bind_double(sqlite3_stmt *s, int i, double v);
+int ss_bind_null(sqlite3_stmt *s, int i);
+int ss_step(sqlite3_stmt *s);
+int ss_reset(sqlite3_stmt *s);
+int ss_finalize(sqlite3_stmt *s);
+int ss_column_type(sqlite3_stmt *s, int i);
+const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n);
+sqlite3_int64 ss_column_int64(sqlite3_stmt *s, int i);
+double ss_column_double(sqlite3_stmt *s, int i);
+const char *ss_errmsg(sqlite3 *db);
+int ss_get_autocommit(sqlite3 *db);
+int ss_changes(sqlite3 *db);
+
+#endif

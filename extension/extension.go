@@ -1,0 +1,136 @@
+// Package extension is sessionsearch's SQLite extension: the FTS5 tokenizer
+// `sessionsearch`, the auxiliary function `sessionsearch_snippet`, and the
+// SQL functions of the registration table in functions.go. It is the only
+// package with cgo: bridge.c talks to SQLite, and the exported Go functions
+// here hand each call to the pure-Go packages (tokenizer, sqlfuncs, store).
+//
+// The same code is linked two ways: as the loadable extension
+// dist/sessionsearch.so (extension/loadable) and statically into Go programs
+// through the driver package, which registers the C function
+// sessionsearch_init_db as an auto-extension.
+package extension
+
+/*
+#cgo CFLAGS: -O2 -std=gnu11 -Wall -Wno-unused-function
+#cgo noescape ss_emit_tokens
+#cgo nocallback ss_emit_tokens
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime/cgo"
+	"sync"
+	"unsafe"
+
+	"github.com/sessionsearch/sessionsearch/tokenizer"
+)
+
+// Build information, stamped by the Makefile with -ldflags -X.
+var (
+	Version   = "v0.1.0-dev"
+	Commit    = "unknown"
+	BuildDate = "unknown"
+)
+
+const (
+	sqliteOK    = 0
+	sqliteError = 1
+	sqliteNoMem = 7
+)
+
+// panicError turns a recovered panic into an SQLite error code: a Go panic
+// must never unwind into C, where it would kill the host process.
+func panicError(where string, r any) C.int {
+	if r == nil {
+		return sqliteOK
+	}
+	logError(fmt.Sprintf("sessionsearch: internal error in %s: %v", where, r))
+	return sqliteError
+}
+
+// tokenizerOptions encodes tokenizer.Options in the C tokenizer struct.
+func encodeOptions(o tokenizer.Options) C.int {
+	if o.Trigram {
+		return 1
+	}
+	return 0
+}
+
+func decodeOptions(v C.int) tokenizer.Options { return tokenizer.Options{Trigram: v&1 != 0} }
+
+var lastConstructorError struct {
+	sync.Mutex
+	msg string
+}
+
+// LastTokenizerError returns the message of the last failed tokenizer
+// constructor: FTS5 replaces it with "error in tokenizer constructor".
+func LastTokenizerError() string {
+	lastConstructorError.Lock()
+	defer lastConstructorError.Unlock()
+	return lastConstructorError.msg
+}
+
+//export sessionsearch_go_tokenizer_options
+func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int, pzErr **C.char) (rc C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = -1 - panicError("tokenizer constructor", r)
+		}
+	}()
+	args := make([]string, int(nArg))
+	for i, a := range unsafe.Slice(azArg, int(nArg)) {
+		args[i] = C.GoString(a)
+	}
+	opts, err := tokenizer.ParseOptions(args)
+	if err != nil {
+		lastConstructorError.Lock()
+		lastConstructorError.msg = err.Error()
+		lastConstructorError.Unlock()
+		logError(err.Error())
+		return -1
+	}
+	return encodeOptions(opts)
+}
+
+var outputs = sync.Pool{New: func() any { return new(tokenizer.Output) }}
+
+// maxPooledBytes keeps one huge document from pinning its buffers forever.
+const maxPooledBytes = 1 << 20
+
+//export sessionsearch_go_tokenize
+func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, pText *C.char, nText C.int, xToken C.fts5_xtoken) (rc C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = panicError("tokenizer", r)
+		}
+	}()
+	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
+	out := outputs.Get().(*tokenizer.Output)
+	decodeOptions(options).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
+	if len(out.Tokens) > 0 {
+		rc = C.ss_emit_tokens(pCtx, xToken, (*C.char)(unsafe.Pointer(&out.Folded[0])),
+			(*C.ss_token)(unsafe.Pointer(&out.Tokens[0])), C.int(len(out.Tokens)))
+	}
+	if cap(out.Folded) <= maxPooledBytes {
+		outputs.Put(out)
+	}
+	return rc
+}
+
+//export sessionsearch_go_release
+func sessionsearch_go_release(h C.uintptr_t) {
+	defer func() { panicError("release", recover()) }()
+	cgo.Handle(h).Delete()
+}
+
+func logError(msg string) {
+	// sqlite3_log is the only channel to the host's error log from a
+	// tokenizer constructor; hosts without a log callback ignore it.
+	cmsg := C.CString(msg)
+	defer C.free(unsafe.Pointer(cmsg))
+	C.ss_log(cmsg)
+}

@@ -1,0 +1,218 @@
+package extension
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/tokenizer"
+)
+
+// Flags of sqlite3_create_function_v2.
+const (
+	deterministic = 0x000000800 // SQLITE_DETERMINISTIC
+	directOnly    = 0x000080000 // SQLITE_DIRECTONLY
+	innocuous     = 0x000200000 // SQLITE_INNOCUOUS
+)
+
+// function is one SQL function: its name, its number of arguments (-1 for
+// any), its flags and its implementation.
+type function struct {
+	name  string
+	nArg  int
+	flags int
+	impl  func(c *call) error
+}
+
+// functions is the registration table: bridge.c registers each entry on
+// every connection, in this order. An implementation returns an error to
+// make the SQL statement fail with its message.
+var functions = []function{
+	{"sessionsearch_version", 0, deterministic | innocuous, fnVersion},
+	{"sessionsearch_debug", 0, innocuous, fnDebug},
+	{"sessionsearch_tokens", -1, deterministic | innocuous, fnTokens},
+	{"redact_snippet", -1, deterministic | innocuous, fnRedactSnippet},
+	{"sessions_match", -1, deterministic | innocuous, fnMatch},
+}
+
+//export sessionsearch_go_function_count
+func sessionsearch_go_function_count() C.int { return C.int(len(functions)) }
+
+//export sessionsearch_go_function_info
+func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *C.int) {
+	f := functions[i]
+	*name = C.CString(f.name)
+	*nArg = C.int(f.nArg)
+	*flags = C.int(f.flags)
+}
+
+//export sessionsearch_go_function
+func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, argc C.int, argv **C.sqlite3_value) {
+	f := functions[id]
+	c := &call{ctx: ctx, args: unsafe.Slice(argv, int(argc)), name: f.name}
+	defer func() {
+		if r := recover(); r != nil {
+			panicError(f.name, r)
+			c.resultError(fmt.Errorf("%s: internal error: %v", f.name, r))
+		}
+	}()
+	if err := f.impl(c); err != nil {
+		c.resultError(err)
+	}
+}
+
+// argCount checks the number of arguments of a variadic function.
+func (c *call) argCount(min, max int, usage string) error {
+	if len(c.args) < min || len(c.args) > max {
+		return fmt.Errorf("%s: expected %s, got %d arguments", c.name, usage, len(c.args))
+	}
+	return nil
+}
+
+func fnVersion(c *call) error {
+	c.resultText(Version)
+	return nil
+}
+
+func fnDebug(c *call) error {
+	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d",
+		Version, Commit, BuildDate, runtime.Version(), C.GoString(C.ss_libversion()),
+		tokenizer.UnicodeVersion, tokenizer.Version))
+	return nil
+}
+
+// fnTokens: sessionsearch_tokens(text [, options [, 'document'|'query']])
+// returns the tokens of text as JSON, for checking what the tokenizer does
+// (and its options: FTS5 reports only "error in tokenizer constructor").
+func fnTokens(c *call) error {
+	if err := c.argCount(1, 3, "(text [, options [, 'document'|'query']])"); err != nil {
+		return err
+	}
+	var opts tokenizer.Options
+	if !c.isNull(1) {
+		var err error
+		if opts, err = tokenizer.ParseOptions(strings.Fields(c.text(1))); err != nil {
+			return fmt.Errorf("%s: %s", c.name, strings.TrimPrefix(err.Error(), "sessionsearch: "))
+		}
+	}
+	query := false
+	if !c.isNull(2) {
+		switch mode := c.text(2); mode {
+		case "document":
+		case "query":
+			query = true
+		default:
+			return fmt.Errorf("%s: mode must be 'document' or 'query', got %q", c.name, mode)
+		}
+	}
+	if c.isNull(0) {
+		c.resultNull()
+		return nil
+	}
+	text := []byte(c.text(0))
+	out := outputs.Get().(*tokenizer.Output)
+	defer outputs.Put(out)
+	opts.Tokenize(text, query, out)
+	type tok struct {
+		Token     string `json:"token"`
+		Start     int32  `json:"start"`
+		End       int32  `json:"end"`
+		Colocated bool   `json:"colocated,omitempty"`
+	}
+	toks := make([]tok, len(out.Tokens))
+	for i, t := range out.Tokens {
+		toks[i] = tok{string(out.Text(t)), t.Start, t.End, t.Flags&tokenizer.Colocated != 0}
+	}
+	b, err := json.Marshal(toks)
+	if err != nil {
+		return err
+	}
+	c.resultBytes(b)
+	return nil
+}
+
+// fnRedactSnippet: redact_snippet(text [, max_chars]).
+func fnRedactSnippet(c *call) error {
+	if err := c.argCount(1, 2, "(text [, max_chars])"); err != nil {
+		return err
+	}
+	max := int64(0)
+	if len(c.args) > 1 && !c.isNull(1) {
+		var err error
+		if max, err = c.int(1, "max_chars"); err != nil {
+			return err
+		}
+		if max < 1 {
+			return fmt.Errorf("%s: max_chars must be at least 1, got %d", c.name, max)
+		}
+	}
+	if c.isNull(0) {
+		c.resultNull()
+		return nil
+	}
+	text := c.text(0)
+	out, changed := sqlfuncs.Redact(text)
+	cut := sqlfuncs.CutChars(out, int(max))
+	if !changed && len(cut) == len(text) {
+		c.resultArg(0)
+		return nil
+	}
+	c.resultText(cut)
+	return nil
+}
+
+// hasTokens reports whether a query term leaves any token after folding.
+func hasTokens(term string) bool {
+	out := outputs.Get().(*tokenizer.Output)
+	defer outputs.Put(out)
+	tokenizer.Options{}.Tokenize([]byte(term), true, out)
+	return len(out.Tokens) > 0
+}
+
+// fnMatch: sessions_match(query [, prefix]).
+func fnMatch(c *call) error {
+	if err := c.argCount(1, 2, "(query [, prefix])"); err != nil {
+		return err
+	}
+	prefix := false
+	if len(c.args) > 1 && !c.isNull(1) {
+		v, err := c.int(1, "prefix")
+		if err != nil {
+			return err
+		}
+		prefix = v != 0
+	}
+	expr, err := sqlfuncs.MatchExpr(c.name, c.text(0), prefix, hasTokens)
+	if err != nil {
+		return err
+	}
+	c.resultText(expr)
+	return nil
+}
+
+//export sessionsearch_go_snippet
+func sessionsearch_go_snippet(ctx *C.sqlite3_context, text *C.char, nText C.int, ranges *C.int, nRanges C.int, maxChars C.int) {
+	c := &call{ctx: ctx, name: "sessionsearch_snippet"}
+	defer func() {
+		if r := recover(); r != nil {
+			panicError(c.name, r)
+			c.resultError(fmt.Errorf("%s: internal error: %v", c.name, r))
+		}
+	}()
+	s := C.GoStringN(text, nText)
+	rs := unsafe.Slice(ranges, 2*int(nRanges))
+	matches := make([]sqlfuncs.Range, nRanges)
+	for i := range matches {
+		matches[i] = sqlfuncs.Range{Start: int(rs[2*i]), End: int(rs[2*i+1])}
+	}
+	c.resultText(sqlfuncs.Snippet(s, matches, int(maxChars)))
+}

@@ -1,0 +1,259 @@
+package extension
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// SQLite datatypes (sqlite3_value_type).
+const (
+	typeInteger = 1
+	typeFloat   = 2
+	typeText    = 3
+	typeBlob    = 4
+	typeNull    = 5
+)
+
+// call is one invocation of an SQL function.
+type call struct {
+	ctx  *C.sqlite3_context
+	args []*C.sqlite3_value
+	name string
+}
+
+func (c *call) isNull(i int) bool { return i >= len(c.args) || C.ss_value_type(c.args[i]) == typeNull }
+
+// text returns argument i as text (NULL gives "").
+func (c *call) text(i int) string {
+	if c.isNull(i) {
+		return ""
+	}
+	var n C.int
+	p := C.ss_value_text(c.args[i], &n)
+	if p == nil {
+		return ""
+	}
+	return C.GoStringN((*C.char)(unsafe.Pointer(p)), n)
+}
+
+// int returns argument i as an integer, or an error naming the function
+// when it is not one.
+func (c *call) int(i int, what string) (int64, error) {
+	switch C.ss_value_type(c.args[i]) {
+	case typeInteger:
+		return int64(C.ss_value_int64(c.args[i])), nil
+	case typeFloat:
+		f := float64(C.ss_value_double(c.args[i]))
+		if f == float64(int64(f)) {
+			return int64(f), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: %s must be an integer, got %s", c.name, what, c.describe(i))
+}
+
+// describe renders argument i for an error message.
+func (c *call) describe(i int) string {
+	switch C.ss_value_type(c.args[i]) {
+	case typeNull:
+		return "NULL"
+	case typeText:
+		s := c.text(i)
+		if len(s) > 40 {
+			s = s[:40] + "..."
+		}
+		return fmt.Sprintf("%q", s)
+	case typeBlob:
+		return "a blob"
+	}
+	return c.text(i)
+}
+
+func (c *call) resultText(s string) {
+	C.ss_result_text(c.ctx, (*C.char)(unsafe.Pointer(unsafe.StringData(s))), C.int(len(s)))
+}
+
+func (c *call) resultBytes(b []byte) {
+	if len(b) == 0 {
+		c.resultText("")
+		return
+	}
+	C.ss_result_text(c.ctx, (*C.char)(unsafe.Pointer(&b[0])), C.int(len(b)))
+}
+
+func (c *call) resultInt(v int64) { C.ss_result_int64(c.ctx, C.sqlite3_int64(v)) }
+func (c *call) resultNull()       { C.ss_result_null(c.ctx) }
+
+// resultArg returns argument i unchanged, without copying it through Go.
+func (c *call) resultArg(i int) { C.ss_result_value(c.ctx, c.args[i]) }
+
+func (c *call) resultError(err error) {
+	msg := err.Error()
+	code := sqliteError
+	var se *sqliteErr
+	if errors.As(err, &se) && se.code != 0 {
+		code = se.code
+	}
+	C.ss_result_error(c.ctx, (*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.int(len(msg)), C.int(code))
+}
+
+// auxdata returns the Go value cached on argument i for the rest of the
+// statement (sqlite3_get_auxdata), or nil.
+func (c *call) auxdata(i int) any {
+	p := C.ss_get_auxdata(c.ctx, C.int(i))
+	if p == nil {
+		return nil
+	}
+	return cgo.Handle(*(*C.uintptr_t)(p)).Value()
+}
+
+func (c *call) setAuxdata(i int, v any) {
+	C.ss_set_auxdata(c.ctx, C.int(i), C.uintptr_t(cgo.NewHandle(v)))
+}
+
+func (c *call) conn() conn { return conn{C.ss_context_db(c.ctx)} }
+
+// conn runs SQL on the connection that called the function, inside its
+// transaction.
+type conn struct{ db *C.sqlite3 }
+
+// sqliteErr is an error from SQLite with its result code.
+type sqliteErr struct {
+	code int
+	msg  string
+}
+
+func (e *sqliteErr) Error() string { return e.msg }
+
+func (c conn) errorf(rc C.int, format string, args ...any) error {
+	return &sqliteErr{code: int(rc), msg: fmt.Sprintf(format, args...) + ": " + C.GoString(C.ss_errmsg(c.db))}
+}
+
+type stmt struct {
+	c conn
+	s *C.sqlite3_stmt
+}
+
+func (c conn) prepare(sql string) (*stmt, error) {
+	var s *C.sqlite3_stmt
+	var msg *C.char
+	rc := C.ss_prepare(c.db, (*C.char)(unsafe.Pointer(unsafe.StringData(sql))), C.int(len(sql)), &s, &msg)
+	if rc != sqliteOK {
+		return nil, &sqliteErr{code: int(rc), msg: C.GoString(msg)}
+	}
+	return &stmt{c, s}, nil
+}
+
+// bind binds args to the parameters ?1, ?2, ...
+func (s *stmt) bind(args ...any) error {
+	for i, a := range args {
+		n := C.int(i + 1)
+		var rc C.int
+		switch v := a.(type) {
+		case nil:
+			rc = C.ss_bind_null(s.s, n)
+		case string:
+			rc = C.ss_bind_text(s.s, n, (*C.char)(unsafe.Pointer(unsafe.StringData(v))), C.int(len(v)))
+		case []byte:
+			var p *C.char
+			if len(v) > 0 {
+				p = (*C.char)(unsafe.Pointer(&v[0]))
+			}
+			rc = C.ss_bind_text(s.s, n, p, C.int(len(v)))
+		case int:
+			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
+		case int64:
+			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
+		case float64:
+			rc = C.ss_bind_double(s.s, n, C.double(v))
+		case bool:
+			b := 0
+			if v {
+				b = 1
+			}
+			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(b))
+		default:
+			panic(fmt.Sprintf("bind: unsupported type %T", a))
+		}
+		if rc != sqliteOK {
+			return s.c.errorf(rc, "bind %d", i+1)
+		}
+	}
+	return nil
+}
+
+// step advances to the next row; false at the end.
+func (s *stmt) step() (bool, error) {
+	switch rc := C.ss_step(s.s); rc {
+	case 100: // SQLITE_ROW
+		return true, nil
+	case 101: // SQLITE_DONE
+		return false, nil
+	default:
+		C.ss_reset(s.s)
+		return false, &sqliteErr{code: int(rc), msg: C.GoString(C.ss_errmsg(s.c.db))}
+	}
+}
+
+func (s *stmt) reset()    { C.ss_reset(s.s) }
+func (s *stmt) finalize() { C.ss_finalize(s.s) }
+
+func (s *stmt) isNull(i int) bool { return C.ss_column_type(s.s, C.int(i)) == typeNull }
+
+func (s *stmt) text(i int) string {
+	var n C.int
+	p := C.ss_column_text(s.s, C.int(i), &n)
+	if p == nil {
+		return ""
+	}
+	return C.GoStringN((*C.char)(unsafe.Pointer(p)), n)
+}
+
+func (s *stmt) int(i int) int64     { return int64(C.ss_column_int64(s.s, C.int(i))) }
+func (s *stmt) float(i int) float64 { return float64(C.ss_column_double(s.s, C.int(i))) }
+
+// exec runs sql with args to completion.
+func (c conn) exec(sql string, args ...any) error {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer s.finalize()
+	if err := s.bind(args...); err != nil {
+		return err
+	}
+	for {
+		more, err := s.step()
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// query runs sql with args and calls row for each result row.
+func (c conn) query(sql string, row func(*stmt) error, args ...any) error {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer s.finalize()
+	if err := s.bind(args...); err != nil {
+		return err
+	}
+	for {
+		more, err := s.step()
+		if err != nil || !more {
+			return err
+		}
+		if err := row(s); err != nil {
+			return err
+		}
+	}
+}
