@@ -55,10 +55,12 @@ static int ss_tok_tokenize(Fts5Tokenizer *p, void *pCtx, int flags, const char *
   return sessionsearch_go_tokenize(t->options, pCtx, flags, (char *)pText, nText, xToken);
 }
 
-int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *folded, const ss_token *tokens, int n) {
+int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *text, const char *folded, const ss_token *tokens,
+                   int n) {
   for (int i = 0; i < n; i++) {
     const ss_token *t = &tokens[i];
-    int rc = xToken(pCtx, t->flags, folded + t->folded, t->len, t->start, t->end);
+    const char *base = (t->flags & SS_TOKEN_IN_SOURCE) ? text : folded;
+    int rc = xToken(pCtx, t->flags & FTS5_TOKEN_COLOCATED, base + t->folded, t->len, t->start, t->end);
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;

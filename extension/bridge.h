@@ -22,7 +22,10 @@
 /* The xToken callback of an FTS5 tokenizer. */
 typedef int (*fts5_xtoken)(void *pCtx, int tflags, const char *pToken, int nToken, int iStart, int iEnd);
 
-/* One token handed from Go to C: the layout of tokenizer.Token. */
+/* One token handed from Go to C: the layout of tokenizer.Token. Its text is
+   at folded + folded, or at the input text + folded with SS_TOKEN_IN_SOURCE
+   (tokenizer.InSource). */
+#define SS_TOKEN_IN_SOURCE 0x100
 typedef struct ss_token {
   int32_t folded, len, start, end, flags;
 } ss_token;
@@ -31,7 +34,7 @@ typedef struct ss_token {
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
 /* Called from Go. */
-int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *folded, const ss_token *tokens, int n);
+int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *text, const char *folded, const ss_token *tokens, int n);
 
 const char *ss_libversion(void);
 void ss_log(const char *msg);

@@ -112,7 +112,11 @@ func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, 
 	out := outputs.Get().(*tokenizer.Output)
 	decodeOptions(options).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
 	if len(out.Tokens) > 0 {
-		rc = C.ss_emit_tokens(pCtx, xToken, (*C.char)(unsafe.Pointer(&out.Folded[0])),
+		var folded *C.char
+		if len(out.Folded) > 0 {
+			folded = (*C.char)(unsafe.Pointer(&out.Folded[0]))
+		}
+		rc = C.ss_emit_tokens(pCtx, xToken, pText, folded,
 			(*C.ss_token)(unsafe.Pointer(&out.Tokens[0])), C.int(len(out.Tokens)))
 	}
 	if cap(out.Folded) <= maxPooledBytes {

@@ -24,16 +24,6 @@ import "unicode/utf8"
 // one, shifted by the last piece's difference.
 type piece struct{ f0, f1, s0, s1 int32 }
 
-var lowerASCII = func() (t [128]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if 'A' <= i && i <= 'Z' {
-			t[i] = byte(i + 'a' - 'A')
-		}
-	}
-	return t
-}()
-
 // folder is the state of one fold pass.
 type folder struct {
 	o      *Output
@@ -48,19 +38,27 @@ type folder struct {
 	dirty      bool
 }
 
-// fold writes the folded form of src to o.Folded and its offset map to o.pieces.
-func (o *Output) fold(src []byte) {
-	f := folder{o: o, fb: o.Folded[:0], pieces: o.pieces[:0], base: baseKeep} // a mark with no base before it stays
-	i := 0
+// fold appends the folded form of src[from:to] to fb, and to pieces the
+// places where folded and source characters do not correspond one to one;
+// all offsets are absolute.
+func (o *Output) fold(fb []byte, pieces []piece, src []byte, from, to int) ([]byte, []piece) {
+	// A mark with no base before it stays; a stretch after ASCII text has an
+	// ASCII base.
+	f := folder{o: o, fb: fb, pieces: pieces, base: baseKeep, seqF: int32(len(fb)), seqS: int32(from)}
+	if from > 0 {
+		f.base = baseStrip
+	}
+	src = src[:to]
+	i := from
 	for i < len(src) {
 		c := src[i]
 		if c < utf8.RuneSelf {
 			f.flush(i)
 			j := i
 			for j < len(src) && src[j] < utf8.RuneSelf {
-				f.fb = append(f.fb, lowerASCII[src[j]])
 				j++
 			}
+			f.fb = appendLower(f.fb, src[i:j])
 			f.seqF, f.seqS, f.lastCCC, f.base = int32(len(f.fb)-1), int32(j-1), 0, baseStrip
 			i = j
 			continue
@@ -118,7 +116,7 @@ func (o *Output) fold(src []byte) {
 		i += size
 	}
 	f.flush(len(src))
-	o.Folded, o.pieces = f.fb, f.pieces
+	return f.fb, f.pieces
 }
 
 // compose decides, before folded text whose first character has props
@@ -176,15 +174,19 @@ func firstRune(s string) rune {
 	return r
 }
 
-// offsets maps folded offsets back to source offsets.
-type offsets []piece
+// offsets maps folded offsets back to source offsets, in one stretch of
+// text: before the first piece, source = folded + delta.
+type offsets struct {
+	pieces []piece
+	delta  int32
+}
 
 // firstAfter is the index of the first piece that ends after f.
 func (m offsets) firstAfter(f int32) int {
-	lo, hi := 0, len(m)
+	lo, hi := 0, len(m.pieces)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if m[h].f1 <= f {
+		if m.pieces[h].f1 <= f {
 			lo = h + 1
 		} else {
 			hi = h
@@ -196,34 +198,28 @@ func (m offsets) firstAfter(f int32) int {
 // start returns the source offset of the character that begins at folded
 // offset f. Characters removed just before it are not part of it.
 func (m offsets) start(f int32) int32 {
-	if len(m) == 0 {
-		return f
-	}
 	k := m.firstAfter(f)
-	if k < len(m) && m[k].f0 <= f {
-		return m[k].s0 // f is inside an expansion such as ﬁ → fi
+	if k < len(m.pieces) && m.pieces[k].f0 <= f {
+		return m.pieces[k].s0 // f is inside an expansion such as ﬁ → fi
 	}
 	if k == 0 {
-		return f
+		return f + m.delta
 	}
-	return f + m[k-1].s1 - m[k-1].f1
+	return f + m.pieces[k-1].s1 - m.pieces[k-1].f1
 }
 
 // end returns the source offset just after the character that ends at folded
 // offset f. Characters removed just after it are not part of it.
 func (m offsets) end(f int32) int32 {
-	if len(m) == 0 {
-		return f
-	}
 	k := m.firstAfter(f)
-	if k < len(m) && m[k].f0 < f {
-		return m[k].s1 // f is inside an expansion
+	if k < len(m.pieces) && m.pieces[k].f0 < f {
+		return m.pieces[k].s1 // f is inside an expansion
 	}
-	for k > 0 && m[k-1].f0 == f && m[k-1].f1 == f {
+	for k > 0 && m.pieces[k-1].f0 == f && m.pieces[k-1].f1 == f {
 		k-- // removed after the token
 	}
 	if k == 0 {
-		return f
+		return f + m.delta
 	}
-	return f + m[k-1].s1 - m[k-1].f1
+	return f + m.pieces[k-1].s1 - m.pieces[k-1].f1
 }

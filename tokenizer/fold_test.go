@@ -17,8 +17,8 @@ import (
 
 func foldString(s string) string {
 	var o Output
-	o.fold([]byte(s))
-	return string(o.Folded)
+	fb, _ := o.fold(nil, nil, []byte(s), 0, len(s))
+	return string(fb)
 }
 
 // TestNormalizationTestEquivalence: the five columns of every line of

@@ -2,6 +2,8 @@ package tokenizer
 
 import (
 	"bufio"
+	"fmt"
+	"math/rand"
 	"os"
 	"reflect"
 	"strconv"
@@ -84,3 +86,74 @@ func TestWordBreakConformance(t *testing.T) {
 }
 
 func appendRune(b []byte, r rune) []byte { return append(b, string(r)...) }
+
+// tokensBySegments is the reference for emitter.run: every word-boundary
+// segment through the segmenter, without short cuts.
+func tokensBySegments(opts Options, src []byte, query bool) *Output {
+	o := &Output{src: src}
+	fb, pieces := o.fold([]byte{separator}, nil, src, 0, len(src))
+	e := emitter{o: o, fb: fb, src: src, offs: offsets{pieces: pieces, delta: -1}, query: query, trigram: opts.Trigram}
+	for pos := 1; pos < len(fb); {
+		end := segmentEnd(fb, pos)
+		e.segment(fb, pos, end)
+		pos = end
+	}
+	e.flushRun()
+	o.Tokens, o.Folded = e.tokens, e.fb
+	return o
+}
+
+// TestShortCutsMatchSegmenter: the short cuts of emitter.run give exactly the
+// tokens that segmenting every word boundary gives.
+func TestShortCutsMatchSegmenter(t *testing.T) {
+	pieces := []string{"a", "Z", "9", "é", "д", "Ж", "ש", "ا", "क", "ि", "्", "東", "カ", "ナ", "ひ", "한", "ก", "่",
+		"\u0301", "\u0308", "_", ".", "'", "’", ",", ":", " ", "-", "\u200d", "\u00ad", "👍", "🏽", "🇫", "🇮", "#", "\u20e3",
+		"\u0600", "\ufeff", "ﷺ", "①", "ｶ", "ﾞ", "\xff", "\u3099", "・", "ー"}
+	r := rand.New(rand.NewSource(3))
+	for range 60000 {
+		var b strings.Builder
+		for range 1 + r.Intn(10) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		src := []byte(b.String())
+		for _, opts := range []Options{{}, {Trigram: true}} {
+			for _, query := range []bool{false, true} {
+				var got Output
+				opts.Tokenize(src, query, &got)
+				want := tokensBySegments(opts, src, query)
+				if fmt.Sprint(tokenList(&got)) != fmt.Sprint(tokenList(want)) {
+					t.Fatalf("%+q (%s, query=%v):\n got %v\nwant %v", src, opts, query, tokenList(&got), tokenList(want))
+				}
+			}
+		}
+	}
+}
+
+func tokenList(o *Output) []string {
+	var l []string
+	for _, t := range o.Tokens {
+		l = append(l, fmt.Sprintf("%q@%d-%d/%d", o.Text(t), t.Start, t.End, t.Flags&Colocated))
+	}
+	return l
+}
+
+// TestASCIIMatchesGeneral: tokenizeASCII gives the tokens of the general path.
+func TestASCIIMatchesGeneral(t *testing.T) {
+	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS"}
+	r := rand.New(rand.NewSource(5))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.Intn(12) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		src := []byte(b.String())
+		for _, query := range []bool{false, true} {
+			var got Output
+			Options{}.Tokenize(src, query, &got)
+			want := tokensBySegments(Options{}, src, query)
+			if fmt.Sprint(tokenList(&got)) != fmt.Sprint(tokenList(want)) {
+				t.Fatalf("%+q (query=%v):\n got %v\nwant %v", src, query, tokenList(&got), tokenList(want))
+			}
+		}
+	}
+}

@@ -26,8 +26,10 @@
 package tokenizer
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Version identifies the token output. It changes whenever any text would
@@ -79,9 +81,13 @@ func (o Options) String() string {
 // (FTS5_TOKEN_COLOCATED).
 const Colocated = 1
 
-// Token is one token: its folded text is Output.Folded[Folded:Folded+Len],
-// and it came from the input bytes [Start, End). The field order and types
-// are shared with the C bridge.
+// InSource marks a token whose text is the input itself (an ASCII word
+// already in lower case): its Folded offset is then an offset into the input.
+const InSource = 1 << 8
+
+// Token is one token: its folded text is Output.Folded[Folded:Folded+Len]
+// (or the input's, with InSource), and it came from the input bytes
+// [Start, End). The field order and types are shared with the C bridge.
 type Token struct {
 	Folded, Len int32
 	Start, End  int32
@@ -99,22 +105,30 @@ type Output struct {
 	runes   []rune
 	run     []int32 // folded offsets of the characters of the current n-gram run
 	camel   []int32
+	src     []byte // the input of the last Tokenize, for InSource tokens
 }
 
-// Text returns the folded text of t.
-func (o *Output) Text(t Token) []byte { return o.Folded[t.Folded : t.Folded+t.Len] }
+// Text returns the folded text of t, valid until the next Tokenize.
+func (o *Output) Text(t Token) []byte {
+	if t.Flags&InSource != 0 {
+		return o.src[t.Folded : t.Folded+t.Len]
+	}
+	return o.Folded[t.Folded : t.Folded+t.Len]
+}
 
-// separator is the token between two n-gram runs. Folding never leaves a
-// space inside a token, so no text can match it by accident.
+// separator is the token between two n-gram runs, at the start of the
+// folded text. Folding never leaves a space inside a token, so no text can
+// match it by accident.
 const separator = ' '
 
 type emitter struct {
 	o        *Output
+	tokens   []Token // the tokens so far; Output.Tokens when done
+	fb       []byte  // the folded text so far; Output.Folded when done
 	src      []byte
-	offs     offsets
+	offs     offsets // of the current stretch of folded text
 	query    bool
 	trigram  bool
-	sep      int32 // folded offset of the separator byte
 	runEnd   int32 // folded offset where the current n-gram run ends
 	runSrc   int32 // source offset where the last flushed n-gram run ended
 	lastGram bool  // the last token came from an n-gram run
@@ -122,19 +136,235 @@ type emitter struct {
 
 // Tokenize splits src into tokens. query selects query tokenization (FTS5's
 // FTS5_TOKENIZE_QUERY); documents and auxiliary functions use query=false.
+//
+// Text is processed in stretches: ASCII stretches, where folding is only
+// lower-casing and a token is a run of letters and digits, take a short cut
+// (ascii); each stretch with other characters, from the separator before its
+// first one to the white space after it, is folded and segmented (general).
+// Tests check the stretches against folding and segmenting the whole text.
 func (opts Options) Tokenize(src []byte, query bool, o *Output) {
-	o.Tokens = o.Tokens[:0]
-	o.fold(src)
-	n := len(o.Folded)
-	o.Folded = append(o.Folded, separator)
-	e := emitter{o: o, src: src, offs: offsets(o.pieces), query: query, trigram: opts.Trigram, sep: int32(n)}
-	text := o.Folded[:n]
+	o.src = src
+	e := emitter{o: o, tokens: o.Tokens[:0], fb: append(o.Folded[:0], separator), src: src, query: query, trigram: opts.Trigram}
+	n := len(src)
 	for pos := 0; pos < n; {
-		end := segmentEnd(text, pos)
-		e.segment(text, pos, end)
+		k := nextNonASCII(src, pos)
+		if k == n {
+			e.ascii(pos, n)
+			break
+		}
+		cut := k
+		for cut > pos && asciiClass[src[cut-1]] != asciiSeparator {
+			cut--
+		}
+		e.ascii(pos, cut)
+		end := k + 1
+		for end < n && !asciiSpace[src[end]] {
+			end++
+		}
+		e.general(cut, end)
 		pos = end
 	}
 	e.flushRun()
+	o.Tokens, o.Folded = e.tokens, e.fb
+}
+
+// nextNonASCII returns the index of the first byte at or after i that is not
+// ASCII, or len(s); eight bytes at a time.
+func nextNonASCII(s []byte, i int) int {
+	for i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&0x8080808080808080 == 0 {
+		i += 8
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
+}
+
+// Classes of ASCII bytes for ascii.
+const (
+	asciiSeparator = iota
+	asciiLower     // lower-case letters and digits
+	asciiUpper
+)
+
+var asciiClass = func() (t [256]uint8) {
+	for c := range 128 {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			t[c] = asciiLower
+		case 'A' <= c && c <= 'Z':
+			t[c] = asciiUpper
+		}
+	}
+	return t
+}()
+
+var asciiSpace = func() (t [256]bool) {
+	for _, c := range " \t\n\v\f\r" {
+		t[c] = true
+	}
+	return t
+}()
+
+// ascii emits the tokens of the ASCII stretch src[from:to], which starts and
+// ends at separators: a token is a run of letters and digits, cut at
+// camelCase boundaries. Lower-case words point into the input (InSource);
+// other words are lower-cased into the folded text.
+func (e *emitter) ascii(from, to int) {
+	src := e.src
+	for i := from; i < to; {
+		first := asciiClass[src[i]]
+		if first == asciiSeparator {
+			i++
+			continue
+		}
+		j := i + 1
+		upper := false // an upper-case letter after the first
+		for j < to {
+			c := asciiClass[src[j]]
+			if c == asciiSeparator {
+				break
+			}
+			upper = upper || c == asciiUpper
+			j++
+		}
+		e.lastGram = false
+		switch {
+		case first != asciiUpper && !upper:
+			e.tokens = append(e.tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: InSource})
+		case !upper:
+			f0 := int32(len(e.fb))
+			e.fb = appendLower(e.fb, src[i:j])
+			e.tokens = append(e.tokens, Token{Folded: f0, Len: int32(j - i), Start: int32(i), End: int32(j)})
+		default:
+			f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
+			e.fb = appendLower(e.fb, src[i:j])
+			cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
+			e.o.camel = cuts
+			prev := int32(i)
+			for k, c := range append(cuts, int32(j)) {
+				e.tokens = append(e.tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c})
+				if k == 0 && len(cuts) > 0 && !e.query {
+					e.tokens = append(e.tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: Colocated})
+				}
+				prev = c
+			}
+		}
+		i = j
+	}
+}
+
+// general emits the tokens of src[from:to], which starts after a separator
+// and ends before white space: it folds the stretch, then splits it.
+func (e *emitter) general(from, to int) {
+	f0 := len(e.fb)
+	var pieces []piece
+	e.fb, pieces = e.o.fold(e.fb, e.o.pieces[:0], e.src, from, to)
+	e.o.pieces = pieces
+	e.offs = offsets{pieces: pieces, delta: int32(from) - int32(f0)}
+	e.run(e.fb, f0)
+	e.flushRun()
+}
+
+func appendLower(dst, s []byte) []byte {
+	at := len(dst)
+	dst = append(dst, s...)
+	for k, c := range dst[at:] {
+		if 'A' <= c && c <= 'Z' {
+			dst[at+k] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
+
+// asciiWord marks the ASCII letters and digits.
+var asciiWord = func() (t [128]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// run emits the tokens of the folded text. Tokens consist of word and
+// n-gram characters only, and a word splits at every other character, so
+// word boundaries matter only between two adjacent token characters. Where
+// UAX #29 cannot break between them (letters and digits of spaced scripts,
+// WB5 and WB8 to WB10) or always breaks (n-gram characters are split one by
+// one anyway), run takes a short cut; everything else goes through the
+// segmenter (segment_test.go checks that both give the same tokens).
+func (e *emitter) run(text []byte, from int) {
+	n := len(text)
+	gramEnd := -1 // end of the last n-gram character, for the marks after it
+	for i := from; i < n; {
+		if c := text[i]; c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < n && text[j] < utf8.RuneSelf && asciiWord[text[j]] {
+				j++
+			}
+			if j == n || text[j] < utf8.RuneSelf {
+				if d := e.offs.delta; len(e.offs.pieces) == 0 && len(e.o.run) == 0 && !hasUpper(e.src[int32(i)+d+1:int32(j)+d]) {
+					// The common word: lower case after its first letter,
+					// and source offsets a shift of folded ones.
+					e.lastGram = false
+					e.tokens = append(e.tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i) + d, End: int32(j) + d})
+				} else {
+					e.word(i, j)
+				}
+				i = j
+				continue
+			}
+		}
+		p, size := propAt(text, i)
+		switch {
+		case p.class() == classNgram || p.base() == baseMark && gramEnd == i:
+			e.gram(int32(i), int32(i+size))
+			i += size
+			gramEnd = i
+			continue
+		case p.class() == classNone || p.base() == baseMark:
+			// A separator, or a mark after one (see segment).
+			i += size
+			continue
+		case p.class() == classWord && isLetterOrDigit(p.wb()):
+			j := i + size
+			for j < n {
+				q, m := propAt(text, j)
+				if q.class() != classWord || !isLetterOrDigit(q.wb()) {
+					if q.class() == classNone {
+						e.word(i, j)
+						i = j
+					}
+					break
+				}
+				j += m
+			}
+			if j == n {
+				e.word(i, j)
+				i = j
+			}
+			if i == j {
+				continue
+			}
+		}
+		end := segmentEnd(text, i)
+		e.segment(text, i, end)
+		i = end
+	}
+}
+
+func isLetterOrDigit(wb int) bool { return wb == wbALetter || wb == wbNumeric || wb == wbHebrewLetter }
+
+func hasUpper(s []byte) bool {
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // segment emits the tokens of the word-boundary segment [a, b).
@@ -144,8 +374,11 @@ func (e *emitter) segment(text []byte, a, b int) {
 	for i := a; i < b; {
 		p, n := propAt(text, i)
 		class := p.class()
-		if p.base() == baseMark && prevClass != classNone {
-			class = prevClass // a mark belongs to its base
+		if p.base() == baseMark && (prevClass != classNone || class != classNgram) {
+			// A mark belongs to the character before it; after a separator
+			// only the marks of n-gram scripts (Thai vowels, kana voicing)
+			// stand on their own.
+			class = prevClass
 		}
 		switch class {
 		case classNgram:
@@ -173,7 +406,11 @@ func (e *emitter) segment(text []byte, a, b int) {
 }
 
 func (e *emitter) emit(f0, f1 int32, flags int32) {
-	e.o.Tokens = append(e.o.Tokens, Token{Folded: f0, Len: f1 - f0, Start: e.offs.start(f0), End: e.offs.end(f1), Flags: flags})
+	s0, s1 := f0+e.offs.delta, f1+e.offs.delta
+	if len(e.offs.pieces) > 0 {
+		s0, s1 = e.offs.start(f0), e.offs.end(f1)
+	}
+	e.tokens = append(e.tokens, Token{Folded: f0, Len: f1 - f0, Start: s0, End: s1, Flags: flags})
 }
 
 // word emits a part of a spaced-script word: the folded text [a, b) holds
@@ -198,25 +435,33 @@ func (e *emitter) word(a, b int) {
 }
 
 // camelCuts returns the folded offsets inside [a, b) where a camelCase word
-// splits: before an upper-case letter that follows a lower-case letter or a
-// digit (camelCase, base64Encode), and before the last upper-case letter of a
-// run that a lower-case letter follows (HTTPServer). Case comes from the
-// source text, since folding removed it.
+// splits: before an upper-case letter that follows a lower-case letter
+// (camelCase), and before an upper-case letter that a lower-case letter
+// follows, after an upper-case letter or a digit (HTTPServer, base64Encode;
+// but 0x1F and SHA256 stay whole). Case comes from the source text, since
+// folding removed it.
 func (e *emitter) camelCuts(a, b int32) []int32 {
 	cuts := e.o.camel[:0]
-	s0, s1 := e.offs.start(a), e.offs.end(b)
-	// Most words have no upper-case letter after the first character.
-	plain := true
-	for _, c := range e.src[s0+1 : s1] {
-		if c >= 0x80 || ('A' <= c && c <= 'Z') {
-			plain = false
-			break
+	if d := e.offs.delta; len(e.offs.pieces) == 0 {
+		// Folded and source text line up byte for byte.
+		if cuts, ok := asciiCamelCuts(e.src[a+d:b+d], a, cuts); ok {
+			e.o.camel = cuts
+			return cuts
+		}
+	} else {
+		// Most words have no upper-case letter after the first character.
+		plain := true
+		for _, c := range e.src[e.offs.start(a)+1 : e.offs.end(b)] {
+			if c >= 0x80 || ('A' <= c && c <= 'Z') {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return cuts
 		}
 	}
-	if plain {
-		return cuts
-	}
-	text := e.o.Folded
+	text := e.fb
 	// The case kinds of the two characters before i and of the one at i,
 	// and where each came from in the source: characters spelled out from
 	// one source character (æ → ae) are never cut apart.
@@ -239,7 +484,7 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 		}
 		// Decide the cut before the previous character (needs one lookahead).
 		if kinds[0] >= 0 && kinds[1] == caseUpper && srcs[0] != srcs[1] &&
-			(kinds[0] == caseLower || kinds[0] == caseDigit || kinds[0] == caseUpper && kinds[2] == caseLower) {
+			(kinds[0] == caseLower || (kinds[0] == caseUpper || kinds[0] == caseDigit) && kinds[2] == caseLower) {
 			cuts = append(cuts, prevStart)
 		}
 		kinds[0], kinds[1] = kinds[1], kinds[2]
@@ -251,6 +496,44 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 	return cuts
 }
 
+// asciiCamelCuts is camelCuts for a word whose source is ASCII: it appends
+// the cuts (folded offsets, the word starting at base) and reports true, or
+// reports false when the word has other characters.
+func asciiCamelCuts(word []byte, base int32, cuts []int32) ([]int32, bool) {
+	upper := false
+	for _, c := range word[1:] {
+		if c >= utf8.RuneSelf {
+			return cuts, false
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return cuts, true
+	}
+	kind := func(c byte) int {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			return caseUpper
+		case 'a' <= c && c <= 'z':
+			return caseLower
+		}
+		return caseDigit
+	}
+	if word[0] >= utf8.RuneSelf {
+		return cuts, false
+	}
+	for k := 1; k < len(word); k++ {
+		if kind(word[k]) != caseUpper {
+			continue
+		}
+		prev := kind(word[k-1])
+		if prev == caseLower || prev != caseOther && k+1 < len(word) && kind(word[k+1]) == caseLower {
+			cuts = append(cuts, base+int32(k))
+		}
+	}
+	return cuts, true
+}
+
 // gram adds the n-gram character [f0, f1) to the current run, or starts a
 // new run when it does not follow the run directly.
 func (e *emitter) gram(f0, f1 int32) {
@@ -259,7 +542,7 @@ func (e *emitter) gram(f0, f1 int32) {
 	}
 	if len(e.o.run) == 0 && e.lastGram {
 		// Punctuation or space divides this run from the previous one.
-		e.o.Tokens = append(e.o.Tokens, Token{Folded: e.sep, Len: 1, Start: e.runSrc, End: e.offs.start(f0)})
+		e.tokens = append(e.tokens, Token{Folded: 0, Len: 1, Start: e.runSrc, End: e.offs.start(f0)})
 	}
 	e.o.run = append(e.o.run, f0)
 	e.runEnd = f1

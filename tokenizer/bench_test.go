@@ -1,0 +1,42 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func benchCorpus(b *testing.B, glob string) []byte {
+	files, _ := filepath.Glob(glob)
+	var data []byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	if len(data) == 0 {
+		b.Skipf("no files match %s", glob)
+	}
+	return data
+}
+
+func benchmarkTokenize(b *testing.B, data []byte, opts Options) {
+	var o Output
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for off := 0; off < len(data); off += 1024 {
+			opts.Tokenize(data[off:min(off+1024, len(data))], false, &o)
+		}
+	}
+}
+
+func BenchmarkTokenizeGoSource(b *testing.B) {
+	benchmarkTokenize(b, benchCorpus(b, "*.go"), Options{})
+}
+
+func BenchmarkTokenizeTranscripts(b *testing.B) {
+	benchmarkTokenize(b, benchCorpus(b, "../testdata/transcripts/*.jsonl"), Options{})
+}
