@@ -1,0 +1,262 @@
+package sqlfuncs
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// The results of sessions_history and sessions_search are JSON whose size is
+// capped by maxBytes. Sizes are measured on the bytes that are returned: each
+// element is encoded once with encoding/json (HTML escaping off, so "<" stays
+// one byte), and the envelope is counted with the flags it will carry; the
+// history reserves its longest flags, as they are known only at the end. So
+// the output never exceeds maxBytes. The envelope itself (the session key,
+// the flags) is never cut: a maxBytes smaller than it gives an empty list,
+// not broken JSON.
+
+// OmittedText replaces the text of a history message that does not fit
+// maxBytes even alone.
+const OmittedText = "[sessions_history omitted: message too large]"
+
+// HistoryMessage is one message of a session's active path.
+type HistoryMessage struct {
+	ID        string `json:"id"`
+	Role      string `json:"role"`
+	Timestamp int64  `json:"timestamp"` // epoch ms
+	Text      string `json:"text"`
+}
+
+// HistoryResult is the answer of sessions_history, messages oldest first.
+type HistoryResult struct {
+	SessionKey string           `json:"sessionKey"`
+	Messages   []HistoryMessage `json:"messages"`
+	Truncated  bool             `json:"truncated"`
+	HasMore    bool             `json:"hasMore"`
+}
+
+// JSON encodes the result as the contract's
+// {"sessionKey","messages":[{"id","role","timestamp","text"}],"truncated","hasMore"}.
+func (r HistoryResult) JSON() []byte {
+	if r.Messages == nil {
+		r.Messages = []HistoryMessage{}
+	}
+	return encodeJSON(r)
+}
+
+// historyRoles are the roles sessions_history returns; tool roles only with
+// includeTools. Other roles on the path (system, custom ones) are left out,
+// as they are never searchable either.
+var historyRoles = map[string]bool{"user": true, "assistant": true}
+var toolRoles = map[string]bool{"toolResult": true, "tool": true}
+
+// HistoryWindow chooses, redacts and caps the messages sessions_history
+// returns. path is the session's active path, oldest first; redact is the
+// output redactor and must not be nil.
+//
+//   - Roles: user and assistant; with IncludeTools also toolResult and tool.
+//     The limit and the anchor apply to the messages left after that.
+//   - Without MessageID: the newest Limit messages.
+//   - With MessageID: a window of up to Limit messages that starts at the
+//     anchor and grows alternately one older, one newer (older first, as in
+//     OpenClaw); when one side runs out the other keeps growing. An anchor
+//     that is not among the messages (not on the active path, or a tool
+//     message without IncludeTools) gives no messages and both flags false,
+//     not an error.
+//   - Each text is redacted, then cut to MaxChars characters followed by
+//     "…".
+//   - maxBytes: messages are added from the newest (or from the anchor,
+//     alternating as above) while the JSON fits; a side stops at the first
+//     message that does not fit, so the result stays contiguous and what is
+//     dropped is the oldest (or the farthest from the anchor). A message too
+//     large on its own keeps its id, role and timestamp with OmittedText.
+//
+// Truncated is set when a text was cut, a message was omitted, or a message
+// of the window was dropped for maxBytes. HasMore is set when the session
+// has messages before or after the returned ones (the anchor window can
+// have both).
+func HistoryWindow(sessionKey string, path []HistoryMessage, o HistoryOptions, redact func(string) string) HistoryResult {
+	res := HistoryResult{SessionKey: sessionKey, Messages: []HistoryMessage{}}
+	var msgs []HistoryMessage
+	for _, m := range path {
+		if historyRoles[m.Role] || (o.IncludeTools && toolRoles[m.Role]) {
+			msgs = append(msgs, m)
+		}
+	}
+	n := len(msgs)
+	if n == 0 {
+		return res
+	}
+
+	// The window by count: [start, end), grown from anchor.
+	start, end, anchor := max(0, n-o.Limit), n, n-1
+	if o.MessageID != "" {
+		anchor = -1
+		for i, m := range msgs {
+			if m.ID == o.MessageID {
+				anchor = i
+				break
+			}
+		}
+		if anchor < 0 {
+			return res
+		}
+		start, end = growWindow(anchor, 0, n, o.Limit, func(int) bool { return true })
+	}
+
+	// The window by bytes, grown the same way inside the count window.
+	// "false" is longer than "true", so reserving the envelope with both
+	// flags false covers whatever the flags become.
+	budget := o.MaxBytes - len(encodeJSON(HistoryResult{SessionKey: sessionKey, Messages: []HistoryMessage{}}))
+	prepared := make([]HistoryMessage, end)
+	used := 0
+	fits := func(i int) bool {
+		m := msgs[i]
+		text, cut := cutRunes(redact(m.Text), o.MaxChars)
+		res.Truncated = res.Truncated || cut
+		m.Text = text
+		size := len(encodeJSON(m))
+		if size > budget {
+			m.Text = OmittedText
+			size = len(encodeJSON(m))
+			res.Truncated = true
+		}
+		if used > 0 {
+			size++ // the comma
+		}
+		if used+size > budget {
+			return false
+		}
+		used += size
+		prepared[i] = m
+		return true
+	}
+	lo, hi := anchor, anchor
+	switch {
+	case o.MessageID == "":
+		lo, hi = end, end
+		for lo > start && fits(lo-1) {
+			lo--
+		}
+	case fits(anchor):
+		lo, hi = growWindow(anchor, start, end, end-start, fits)
+	}
+	if lo != start || hi != end {
+		res.Truncated = true
+	}
+	for i := lo; i < hi; i++ {
+		res.Messages = append(res.Messages, prepared[i])
+	}
+	res.HasMore = lo > 0 || hi < n
+	return res
+}
+
+// growWindow grows [anchor, anchor+1) inside [floor, ceil) to at most limit
+// elements, alternately one older and one newer, older first. add decides
+// whether an element may join; a side that is refused stops growing.
+func growWindow(anchor, floor, ceil, limit int, add func(i int) bool) (lo, hi int) {
+	lo, hi = anchor, anchor+1
+	older, newer := true, true
+	for hi-lo < limit && (older || newer) {
+		older = older && lo > floor
+		if older {
+			if add(lo - 1) {
+				lo--
+			} else {
+				older = false
+			}
+		}
+		newer = newer && hi < ceil && hi-lo < limit
+		if newer {
+			if add(hi) {
+				hi++
+			} else {
+				newer = false
+			}
+		}
+	}
+	return lo, hi
+}
+
+// cutRunes shortens s to its first n characters followed by "…" and reports
+// whether it did. It never splits a UTF-8 sequence; an invalid byte counts as
+// one character.
+func cutRunes(s string, n int) (string, bool) {
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "…", true
+		}
+		count++
+	}
+	return s, false
+}
+
+// SearchResult is one hit of sessions_search.
+type SearchResult struct {
+	SessionKey string  `json:"sessionKey"`
+	MessageID  string  `json:"messageId"`
+	Role       string  `json:"role"`
+	Timestamp  int64   `json:"timestamp"` // epoch ms
+	Snippet    string  `json:"snippet"`
+	Score      float64 `json:"score"` // higher is better
+}
+
+type searchEnvelope struct {
+	Results   []SearchResult `json:"results"`
+	Indexing  bool           `json:"indexing"`
+	Truncated bool           `json:"truncated"`
+}
+
+// SearchJSON encodes the answer of sessions_search as
+// {"results":[{"sessionKey","messageId","role","timestamp","snippet","score"}],"indexing","truncated"}.
+// If it would exceed maxBytes, whole results are dropped from the end (the
+// lowest ranked) until it fits, and truncated is set. A score that is not a
+// finite number, which JSON cannot carry, is written as 0.
+func SearchJSON(results []SearchResult, indexing, truncated bool, maxBytes int) []byte {
+	env := searchEnvelope{Results: make([]SearchResult, len(results)), Indexing: indexing, Truncated: truncated}
+	copy(env.Results, results)
+	total := len(encodeJSON(searchEnvelope{Results: []SearchResult{}, Indexing: indexing, Truncated: truncated}))
+	sizes := make([]int, len(env.Results))
+	for i := range env.Results {
+		if s := env.Results[i].Score; math.IsNaN(s) || math.IsInf(s, 0) {
+			env.Results[i].Score = 0
+		}
+		sizes[i] = len(encodeJSON(env.Results[i]))
+		total += sizes[i]
+		if i > 0 {
+			total++ // the comma
+		}
+	}
+	if total <= maxBytes {
+		return encodeJSON(env)
+	}
+	env.Truncated = true
+	total = len(encodeJSON(searchEnvelope{Results: []SearchResult{}, Indexing: indexing, Truncated: true}))
+	keep := 0
+	for keep < len(sizes)-1 { // at least one goes, or truncated would lie
+		size := sizes[keep]
+		if keep > 0 {
+			size++
+		}
+		if total+size > maxBytes {
+			break
+		}
+		total += size
+		keep++
+	}
+	env.Results = env.Results[:keep]
+	return encodeJSON(env)
+}
+
+// encodeJSON is json.Marshal without HTML escaping and without the newline
+// an Encoder appends. The values encoded here cannot fail to encode.
+func encodeJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("sqlfuncs: encoding " + err.Error())
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

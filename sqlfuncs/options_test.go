@@ -1,0 +1,259 @@
+package sqlfuncs
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func defaultSearch(caller string) SearchOptions {
+	return SearchOptions{
+		CommonOptions: CommonOptions{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
+		Limit:         10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance",
+	}
+}
+
+func defaultHistory(caller string) HistoryOptions {
+	return HistoryOptions{
+		CommonOptions: CommonOptions{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
+		Limit:         200, MaxChars: 4000, MaxBytes: 81920,
+	}
+}
+
+func TestParseSearchOptions(t *testing.T) {
+	with := func(f func(*SearchOptions)) SearchOptions {
+		o := defaultSearch("agent:ops:main")
+		f(&o)
+		return o
+	}
+	tests := []struct {
+		name, js string
+		want     SearchOptions
+	}{
+		{"defaults", `{"caller":"agent:ops:main"}`, defaultSearch("agent:ops:main")},
+		{"white space around", " \n{ \"caller\" : \"agent:ops:main\" }\t", defaultSearch("agent:ops:main")},
+		{"null values take defaults", `{"caller":"agent:ops:main","limit":null,"visibility":null,"agentToAgent":null,"order":null}`, defaultSearch("agent:ops:main")},
+		{"null values with spaces", "{\"caller\":\"agent:ops:main\",\"limit\" :\n null ,\"prefix\":\ttrue }", with(func(o *SearchOptions) { o.Prefix = true })},
+		{"limit 1", `{"caller":"agent:ops:main","limit":1}`, with(func(o *SearchOptions) { o.Limit = 1 })},
+		{"limit 25", `{"caller":"agent:ops:main","limit":25}`, with(func(o *SearchOptions) { o.Limit = 25 })},
+		{"sessionKey", `{"caller":"agent:ops:main","sessionKey":"agent:ops:x"}`, with(func(o *SearchOptions) { o.SessionKey = "agent:ops:x" })},
+		{"snippetChars 1", `{"caller":"agent:ops:main","snippetChars":1}`, with(func(o *SearchOptions) { o.SnippetChars = 1 })},
+		{"snippetChars 4000", `{"caller":"agent:ops:main","snippetChars":4000}`, with(func(o *SearchOptions) { o.SnippetChars = 4000 })},
+		{"maxBytes 256", `{"caller":"agent:ops:main","maxBytes":256}`, with(func(o *SearchOptions) { o.MaxBytes = 256 })},
+		{"maxBytes 1048576", `{"caller":"agent:ops:main","maxBytes":1048576}`, with(func(o *SearchOptions) { o.MaxBytes = 1048576 })},
+		{"prefix", `{"caller":"agent:ops:main","prefix":true}`, with(func(o *SearchOptions) { o.Prefix = true })},
+		{"prefix false", `{"caller":"agent:ops:main","prefix":false}`, defaultSearch("agent:ops:main")},
+		{"order recent", `{"caller":"agent:ops:main","order":"recent"}`, with(func(o *SearchOptions) { o.Order = "recent" })},
+		{"order relevance", `{"caller":"agent:ops:main","order":"relevance"}`, defaultSearch("agent:ops:main")},
+		{"visibility self", `{"caller":"agent:ops:main","visibility":"self"}`, with(func(o *SearchOptions) { o.Visibility = "self" })},
+		{"visibility agent", `{"caller":"agent:ops:main","visibility":"agent"}`, with(func(o *SearchOptions) { o.Visibility = "agent" })},
+		{"visibility all", `{"caller":"agent:ops:main","visibility":"all"}`, with(func(o *SearchOptions) { o.Visibility = "all" })},
+		{"sandboxed", `{"caller":"agent:ops:main","sandboxed":true}`, with(func(o *SearchOptions) { o.Sandboxed = true })},
+		{"sandboxVisibility all", `{"caller":"agent:ops:main","sandboxVisibility":"all"}`, with(func(o *SearchOptions) { o.SandboxVisibility = "all" })},
+		{"agentToAgent", `{"caller":"agent:ops:main","agentToAgent":{"enabled":true,"allow":["*","o*"]}}`,
+			with(func(o *SearchOptions) { o.AgentToAgent = AgentToAgent{Enabled: true, Allow: []string{"*", "o*"}} })},
+		{"agentToAgent with spaces", "{\"caller\":\"agent:ops:main\",\"agentToAgent\": { \"allow\" : [ \"*\" ,\n\"o*\" ] , \"enabled\" : true } }",
+			with(func(o *SearchOptions) { o.AgentToAgent = AgentToAgent{Enabled: true, Allow: []string{"*", "o*"}} })},
+		{"agentToAgent empty", `{"caller":"agent:ops:main","agentToAgent":{}}`, defaultSearch("agent:ops:main")},
+		{"agentToAgent allow null", `{"caller":"agent:ops:main","agentToAgent":{"enabled":true,"allow":null}}`,
+			with(func(o *SearchOptions) { o.AgentToAgent.Enabled = true })},
+		{"unicode caller", `{"caller":"agent:ops:\u00e9t\u00e9"}`, defaultSearch("agent:ops:été")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseSearchOptions("sessions_search", tt.js)
+			if err != nil {
+				t.Fatalf("ParseSearchOptions(%s): %v", tt.js, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseSearchOptions(%s)\n got %+v\nwant %+v", tt.js, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHistoryOptions(t *testing.T) {
+	with := func(f func(*HistoryOptions)) HistoryOptions {
+		o := defaultHistory("c")
+		f(&o)
+		return o
+	}
+	tests := []struct {
+		name, js string
+		want     HistoryOptions
+	}{
+		{"defaults", `{"caller":"c"}`, defaultHistory("c")},
+		{"limit 1", `{"caller":"c","limit":1}`, with(func(o *HistoryOptions) { o.Limit = 1 })},
+		{"limit 1000", `{"caller":"c","limit":1000}`, with(func(o *HistoryOptions) { o.Limit = 1000 })},
+		{"messageId", `{"caller":"c","messageId":"m1"}`, with(func(o *HistoryOptions) { o.MessageID = "m1" })},
+		{"includeTools", `{"caller":"c","includeTools":true}`, with(func(o *HistoryOptions) { o.IncludeTools = true })},
+		{"maxChars 1", `{"caller":"c","maxChars":1}`, with(func(o *HistoryOptions) { o.MaxChars = 1 })},
+		{"maxChars 100000", `{"caller":"c","maxChars":100000}`, with(func(o *HistoryOptions) { o.MaxChars = 100000 })},
+		{"maxBytes 256", `{"caller":"c","maxBytes":256}`, with(func(o *HistoryOptions) { o.MaxBytes = 256 })},
+		{"maxBytes 4194304", `{"caller":"c","maxBytes":4194304}`, with(func(o *HistoryOptions) { o.MaxBytes = 4194304 })},
+		{"common options", `{"caller":"c","visibility":"agent","sandboxed":true,"sandboxVisibility":"all","agentToAgent":{"enabled":false,"allow":[]}}`,
+			with(func(o *HistoryOptions) {
+				o.Visibility, o.Sandboxed, o.SandboxVisibility = "agent", true, "all"
+				o.AgentToAgent.Allow = nil
+			})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseHistoryOptions("sessions_history", tt.js)
+			if err != nil {
+				t.Fatalf("ParseHistoryOptions(%s): %v", tt.js, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseHistoryOptions(%s)\n got %+v\nwant %+v", tt.js, got, tt.want)
+			}
+		})
+	}
+}
+
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order)"
+
+func TestOptionErrors(t *testing.T) {
+	search := func(js string) error { _, err := ParseSearchOptions("sessions_search", js); return err }
+	history := func(js string) error { _, err := ParseHistoryOptions("sessions_history", js); return err }
+	visible := func(js string) error {
+		_, err := ParseVisibilityOptions("session_visible", "agent:ops:main", js)
+		return err
+	}
+	long := `"` + strings.Repeat("é", 100) + `"`
+	tests := []struct {
+		parse func(string) error
+		js    string
+		want  string
+	}{
+		// Missing caller.
+		{search, ``, `sessions_search: option "caller" is required`},
+		{search, `null`, `sessions_search: option "caller" is required`},
+		{search, `{}`, `sessions_search: option "caller" is required`},
+		{search, `{"caller":null}`, `sessions_search: option "caller" is required`},
+		{history, `  `, `sessions_history: option "caller" is required`},
+		{search, `{"caller":""}`, `sessions_search: caller must be a non-empty string, got ""`},
+		{search, `{"caller":1}`, `sessions_search: caller must be a non-empty string, got 1`},
+
+		// Malformed JSON.
+		{search, `[1]`, `sessions_search: options must be a JSON object: got [1]`},
+		{search, `"x"`, `sessions_search: options must be a JSON object: got "x"`},
+		{search, `42`, `sessions_search: options must be a JSON object: got 42`},
+		{history, `{"caller":`, `sessions_history: options must be a JSON object: unexpected end of input`},
+		{history, `{"caller":"c"`, `sessions_history: options must be a JSON object: unexpected end of input`},
+		{search, `{"caller":"c"} x`, `sessions_search: options must be a JSON object: unexpected data after the object`},
+		{search, `{"caller":"c"}{}`, `sessions_search: options must be a JSON object: unexpected data after the object`},
+		{search, `{caller:"c"}`, `sessions_search: options must be a JSON object: invalid character 'c'`},
+		{search, `{"caller":"c",}`, `sessions_search: options must be a JSON object: invalid character '}' looking for beginning of object key string`},
+		{search, `{"caller":'c'}`, `sessions_search: options must be a JSON object: invalid character '\'' looking for beginning of value`},
+
+		// Unknown and repeated names, reported before values.
+		{search, `{"caller":"c","limt":3}`, `sessions_search: unknown option "limt" ` + searchKnown},
+		{search, `{"limit":40,"Caller":"c"}`, `sessions_search: unknown option "Caller" ` + searchKnown},
+		{search, `{"caller":"c","includeTools":true}`, `sessions_search: unknown option "includeTools" ` + searchKnown},
+		{history, `{"caller":"c","prefix":true}`, `sessions_history: unknown option "prefix" (known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, messageId, includeTools, maxChars, maxBytes)`},
+		{search, `{"caller":"c","limit":3,"limit":4}`, `sessions_search: option "limit" is given twice`},
+		{search, `{"caller":"c","agentToAgent":{"x":1}}`, `sessions_search: unknown option "agentToAgent.x" (known: enabled, allow)`},
+		{search, `{"caller":"c","agentToAgent":{"allow":[],"allow":["*"]}}`, `sessions_search: option "agentToAgent.allow" is given twice`},
+		{search, `{"caller":"c","agentToAgent":{"caller":"x"}}`, `sessions_search: unknown option "agentToAgent.caller" (known: enabled, allow)`},
+
+		// Search values.
+		{search, `{"caller":"c","limit":0}`, `sessions_search: limit must be an integer 1..25, got 0`},
+		{search, `{"caller":"c","limit":26}`, `sessions_search: limit must be an integer 1..25, got 26`},
+		{search, `{"caller":"c","limit":40}`, `sessions_search: limit must be an integer 1..25, got 40`},
+		{search, `{"caller":"c","limit":-1}`, `sessions_search: limit must be an integer 1..25, got -1`},
+		{search, `{"caller":"c","limit":"10"}`, `sessions_search: limit must be an integer 1..25, got "10"`},
+		{search, `{"caller":"c","limit":10.5}`, `sessions_search: limit must be an integer 1..25, got 10.5`},
+		{search, `{"caller":"c","limit":10.0}`, `sessions_search: limit must be an integer 1..25, got 10.0`},
+		{search, `{"caller":"c","limit":1e1}`, `sessions_search: limit must be an integer 1..25, got 1e1`},
+		{search, `{"caller":"c","limit":true}`, `sessions_search: limit must be an integer 1..25, got true`},
+		{search, `{"caller":"c","limit":[10]}`, `sessions_search: limit must be an integer 1..25, got [10]`},
+		{search, `{"caller":"c","limit":99999999999999999999}`, `sessions_search: limit must be an integer 1..25, got 99999999999999999999`},
+		{search, `{"caller":"c","snippetChars":0}`, `sessions_search: snippetChars must be an integer 1..4000, got 0`},
+		{search, `{"caller":"c","snippetChars":4001}`, `sessions_search: snippetChars must be an integer 1..4000, got 4001`},
+		{search, `{"caller":"c","maxBytes":255}`, `sessions_search: maxBytes must be an integer 256..1048576, got 255`},
+		{search, `{"caller":"c","maxBytes":1048577}`, `sessions_search: maxBytes must be an integer 256..1048576, got 1048577`},
+		{search, `{"caller":"c","sessionKey":""}`, `sessions_search: sessionKey must be a non-empty string, got ""`},
+		{search, `{"caller":"c","sessionKey":["a"]}`, `sessions_search: sessionKey must be a non-empty string, got ["a"]`},
+		{search, `{"caller":"c","prefix":"yes"}`, `sessions_search: prefix must be true or false, got "yes"`},
+		{search, `{"caller":"c","prefix":1}`, `sessions_search: prefix must be true or false, got 1`},
+		{search, `{"caller":"c","order":"Recent"}`, `sessions_search: order must be "relevance" or "recent", got "Recent"`},
+		{search, `{"caller":"c","order":"newest"}`, `sessions_search: order must be "relevance" or "recent", got "newest"`},
+
+		// History values.
+		{history, `{"caller":"c","limit":0}`, `sessions_history: limit must be an integer 1..1000, got 0`},
+		{history, `{"caller":"c","limit":1001}`, `sessions_history: limit must be an integer 1..1000, got 1001`},
+		{history, `{"caller":"c","maxChars":0}`, `sessions_history: maxChars must be an integer 1..100000, got 0`},
+		{history, `{"caller":"c","maxChars":100001}`, `sessions_history: maxChars must be an integer 1..100000, got 100001`},
+		{history, `{"caller":"c","maxBytes":255}`, `sessions_history: maxBytes must be an integer 256..4194304, got 255`},
+		{history, `{"caller":"c","maxBytes":4194305}`, `sessions_history: maxBytes must be an integer 256..4194304, got 4194305`},
+		{history, `{"caller":"c","messageId":""}`, `sessions_history: messageId must be a non-empty string, got ""`},
+		{history, `{"caller":"c","messageId":7}`, `sessions_history: messageId must be a non-empty string, got 7`},
+		{history, `{"caller":"c","includeTools":"true"}`, `sessions_history: includeTools must be true or false, got "true"`},
+
+		// Common values.
+		{search, `{"caller":"c","visibility":"everyone"}`, `sessions_search: visibility must be "self", "tree", "agent" or "all", got "everyone"`},
+		{search, `{"caller":"c","visibility":"Tree"}`, `sessions_search: visibility must be "self", "tree", "agent" or "all", got "Tree"`},
+		{history, `{"caller":"c","sandboxed":"no"}`, `sessions_history: sandboxed must be true or false, got "no"`},
+		{history, `{"caller":"c","sandboxVisibility":"tree"}`, `sessions_history: sandboxVisibility must be "spawned" or "all", got "tree"`},
+		{search, `{"caller":"c","agentToAgent":true}`, `sessions_search: agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got true`},
+		{search, `{"caller":"c","agentToAgent":["*"]}`, `sessions_search: agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got ["*"]`},
+		{search, `{"caller":"c","agentToAgent":{"enabled":1}}`, `sessions_search: agentToAgent.enabled must be true or false, got 1`},
+		{search, `{"caller":"c","agentToAgent":{"allow":"*"}}`, `sessions_search: agentToAgent.allow must be an array of strings, got "*"`},
+		{search, `{"caller":"c","agentToAgent":{"allow":["*",1]}}`, `sessions_search: agentToAgent.allow must be an array of strings, got ["*",1]`},
+		{search, `{"caller":"c","agentToAgent":{"allow":[null]}}`, `sessions_search: agentToAgent.allow must be an array of strings, got [null]`},
+
+		// A long bad value is cut on a character boundary.
+		{search, `{"caller":"c","order":` + long + `}`, `sessions_search: order must be "relevance" or "recent", got "` + strings.Repeat("é", 29) + `…`},
+		// The first problem wins: names before values, values in table order.
+		{search, `{"limit":40,"order":"x","caller":"c"}`, `sessions_search: limit must be an integer 1..25, got 40`},
+		{search, `{"order":"x","bogus":1}`, `sessions_search: unknown option "bogus" ` + searchKnown},
+
+		// session_visible: the caller is an argument.
+		{visible, `{"caller":"agent:ops:main"}`, `session_visible: unknown option "caller": the caller is the first argument`},
+		{visible, `{"limit":3}`, `session_visible: unknown option "limit" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
+		{visible, `{"visibility":"most"}`, `session_visible: visibility must be "self", "tree", "agent" or "all", got "most"`},
+		{visible, `[]`, `session_visible: options must be a JSON object: got []`},
+	}
+	for _, tt := range tests {
+		err := tt.parse(tt.js)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("options %s:\n got error %v\nwant error %s", tt.js, err, tt.want)
+		}
+	}
+}
+
+func TestParseVisibilityOptions(t *testing.T) {
+	if _, err := ParseVisibilityOptions("session_visible", "", ""); err == nil || err.Error() != "session_visible: caller must be a non-empty session key" {
+		t.Errorf("empty caller: got error %v", err)
+	}
+	f := NewForest(visibilityForest)
+	tests := []struct {
+		js, target string
+		want       bool
+	}{
+		{``, "agent:ops:subagent:b", true},
+		{``, "agent:dev:main", false},
+		{`null`, "agent:ops:subagent:b", true},
+		{`{}`, "agent:ops:subagent:b", true},
+		{`{"visibility":"self"}`, "agent:ops:subagent:b", false},
+		{`{"visibility":"agent"}`, "agent:ops:telegram:group:1", true},
+		{`{"sandboxed":true}`, "agent:ops:subagent:b", true},
+		{`{"sandboxed":true,"visibility":"agent"}`, "agent:ops:telegram:group:1", false},
+		{`{"sandboxed":true,"sandboxVisibility":"all","visibility":"agent"}`, "agent:ops:telegram:group:1", true},
+		{`{"visibility":"all","agentToAgent":{"enabled":true,"allow":["*"]}}`, "agent:dev:main", true},
+		{`{"visibility":"all","agentToAgent":{"enabled":true}}`, "agent:dev:main", false},
+		{`{"visibility":"all","agentToAgent":{"allow":["*"]}}`, "agent:dev:main", false},
+	}
+	for _, tt := range tests {
+		p, err := ParseVisibilityOptions("session_visible", "agent:ops:subagent:a", tt.js)
+		if err != nil {
+			t.Fatalf("options %s: %v", tt.js, err)
+		}
+		if p.Caller() != "agent:ops:subagent:a" {
+			t.Errorf("options %s: Caller() = %q", tt.js, p.Caller())
+		}
+		if got := p.VisibleSet(f)(tt.target); got != tt.want {
+			t.Errorf("options %s: visible(%q) = %v, want %v", tt.js, tt.target, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package sqlfuncs
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// prose300 is a clean 300-character snippet: no rule keyword, the common
+// case, which must cost only the keyword scan.
+const prose300 = "We moved the nightly build to the new runner and the cache now survives between jobs. " +
+	"The test suite finishes in four minutes instead of ten, and the flaky network test was " +
+	"rewritten to use a local fixture. Next week we will look at the slow image resize step and " +
+	"at the memory growth in the indexer."
+
+func BenchmarkRedactProse300(b *testing.B) {
+	if len(prose300) != 300 {
+		b.Fatalf("prose300 has %d bytes", len(prose300))
+	}
+	b.SetBytes(int64(len(prose300)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Redact(prose300)
+	}
+}
+
+// mixedSnippets are 300-character snippets built around the true-positive
+// samples: the costly case, a keyword hit and a secret in every snippet.
+func mixedSnippets() []string {
+	var out []string
+	for _, s := range secretSamples() {
+		text := strings.ReplaceAll(s.text, "\n", " ")
+		pad := 300 - len(text)
+		if pad < 0 {
+			text = text[:300]
+			pad = 0
+		}
+		out = append(out, (prose300 + prose300)[:pad/2]+text+prose300[:pad-pad/2])
+	}
+	return out
+}
+
+func BenchmarkRedactMixed300(b *testing.B) {
+	snippets := mixedSnippets()
+	total := 0
+	for _, s := range snippets {
+		total += len(s)
+	}
+	b.SetBytes(int64(total / len(snippets)))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		Redact(snippets[i%len(snippets)])
+		i++
+	}
+}
+
+// transcriptCorpus is every text of the fixture transcripts (user and
+// assistant text, thinking, tool calls and results), one message at a time,
+// with a true-positive sample put into every 20th: realistic transcript
+// text with a realistic rate of secrets.
+func transcriptCorpus(tb testing.TB) []string {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "transcripts", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no transcripts (%v)", err)
+	}
+	var texts []string
+	var collect func(v any)
+	collect = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && (k == "text" || k == "thinking" || k == "content" || k == "arguments") {
+					texts = append(texts, s)
+					continue
+				}
+				collect(x)
+			}
+		case []any:
+			for _, x := range v {
+				collect(x)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var e any
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				tb.Fatal(err)
+			}
+			collect(e)
+		}
+	}
+	samples := secretSamples()
+	for i := 0; i < len(texts); i += 20 {
+		texts[i] += "\n" + samples[(i/20)%len(samples)].text
+	}
+	return texts
+}
+
+func BenchmarkRedactThroughput(b *testing.B) {
+	texts := transcriptCorpus(b)
+	total := 0
+	for _, t := range texts {
+		total += len(t)
+	}
+	if total < 200<<10 {
+		b.Fatalf("corpus is only %d bytes", total)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			Redact(t)
+		}
+	}
+}

@@ -1,0 +1,503 @@
+package sqlfuncs
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// visibilityForest is one agent "ops" with a spawn tree, a second agent
+// "dev" with a session spawned from ops, the default agent "main", a cycle
+// and a link to a session without a row.
+var visibilityForest = []SessionLinks{
+	{Key: "agent:ops:main"},
+	{Key: "agent:ops:subagent:a", SpawnedBy: "agent:ops:main"},
+	{Key: "agent:ops:subagent:b", SpawnedBy: "agent:ops:subagent:a"},
+	{Key: "agent:ops:subagent:c", ParentKey: "agent:ops:subagent:a"},
+	{Key: "agent:ops:subagent:d", SpawnedBy: "agent:ops:telegram:group:1", ParentKey: "agent:ops:subagent:c"},
+	{Key: "agent:ops:telegram:group:1"},
+	{Key: "agent:ops:dashboard:incognito-x", SpawnedBy: "agent:ops:subagent:a"},
+	{Key: "agent:dev:subagent:x", SpawnedBy: "agent:ops:subagent:a"},
+	{Key: "agent:dev:main"},
+	{Key: "agent:research:main"},
+	{Key: "agent:main:main"},
+	{Key: "main"},
+	{Key: "cron:nightly"},
+	{Key: "agent:ops:loop1", SpawnedBy: "agent:ops:loop2"},
+	{Key: "agent:ops:loop2", SpawnedBy: "agent:ops:loop1"},
+	{Key: "agent:ops:orphan", SpawnedBy: "agent:ops:ghost"},
+}
+
+func TestVisibilityRules(t *testing.T) {
+	f := NewForest(visibilityForest)
+	a2a := func(allow ...string) AgentToAgent { return AgentToAgent{Enabled: true, Allow: allow} }
+	tests := []struct {
+		name   string
+		opts   CommonOptions
+		target string
+		want   bool
+	}{
+		// 1. The caller always sees itself.
+		{"self sees itself", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:a", true},
+		{"caller without a row sees itself", CommonOptions{Caller: "agent:ops:nowhere"}, "agent:ops:nowhere", true},
+		{"incognito caller sees itself", CommonOptions{Caller: "agent:ops:dashboard:incognito-x"}, "agent:ops:dashboard:incognito-x", true},
+		{"sandboxed caller sees itself", CommonOptions{Caller: "agent:ops:telegram:group:1", Sandboxed: true}, "agent:ops:telegram:group:1", true},
+		{"keys compare exactly", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:A", false},
+
+		// 2. Incognito sessions are visible only to themselves.
+		{"incognito hidden from its spawner", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden from the main session", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden under agent", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden under all", CommonOptions{Caller: "agent:dev:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito prefix in any case", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:Incognito-Y", false},
+		{"incognito only in the last part", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:incognito-x:thread", true},
+
+		// 3. A sandboxed caller sees only what it spawned.
+		{"sandboxed sees a grandchild", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:subagent:b", true},
+		{"sandboxed sees a cross-agent child", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true}, "agent:dev:subagent:x", true},
+		{"sandboxed ignores visibility all", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", false},
+		{"sandboxed ignores visibility agent", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "agent"}, "agent:ops:telegram:group:1", false},
+		{"sandboxed main session loses the agent", CommonOptions{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:telegram:group:1", false},
+		{"sandboxed main session keeps its tree", CommonOptions{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:subagent:b", true},
+		{"sandboxed with self still sees spawned", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:b", true},
+		{"sandboxVisibility spawned is the default", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "spawned"}, "agent:ops:telegram:group:1", false},
+		{"sandboxVisibility all keeps the main rule", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "all"}, "agent:ops:telegram:group:1", true},
+		{"sandboxVisibility all keeps self", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, SandboxVisibility: "all", Visibility: "self"}, "agent:ops:subagent:b", false},
+		{"unknown sandboxVisibility is spawned", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "ALL"}, "agent:ops:telegram:group:1", false},
+
+		// 4. self.
+		{"self hides a child", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:b", false},
+		{"self from the main session hides the agent", CommonOptions{Caller: "agent:ops:main", Visibility: "self"}, "agent:ops:subagent:a", false},
+
+		// 5. tree.
+		{"tree sees a child", CommonOptions{Caller: "agent:ops:main", Visibility: "tree"}, "agent:ops:subagent:a", true},
+		{"tree is the default", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:b", true},
+		{"tree follows parent_session_key", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:c", true},
+		{"tree mixes both links", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:d", true},
+		{"tree crosses agents", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:dev:subagent:x", true},
+		{"tree hides the parent", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:main", false},
+		{"tree hides a sibling", CommonOptions{Caller: "agent:ops:subagent:b"}, "agent:ops:subagent:c", false},
+		{"tree hides the same agent", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:telegram:group:1", false},
+		{"tree survives a cycle", CommonOptions{Caller: "agent:ops:loop1"}, "agent:ops:loop2", true},
+		{"tree from a caller without a row", CommonOptions{Caller: "agent:ops:ghost"}, "agent:ops:orphan", true},
+		{"main session sees its agent", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:telegram:group:1", true},
+		{"main session sees a cycle", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:loop1", true},
+		{"main session hides other agents", CommonOptions{Caller: "agent:ops:main"}, "agent:dev:main", false},
+		{"main session sees spawned in other agents", CommonOptions{Caller: "agent:ops:main"}, "agent:dev:subagent:x", true},
+		{"main session key in any case", CommonOptions{Caller: "Agent:OPS:Main"}, "agent:ops:telegram:group:1", true},
+		{"main session needs the exact rest", CommonOptions{Caller: "agent:ops:main:thread"}, "agent:ops:telegram:group:1", false},
+		{"agent:main:main sees bare keys", CommonOptions{Caller: "agent:main:main"}, "cron:nightly", true},
+		{"agent:main:main sees the bare key main", CommonOptions{Caller: "agent:main:main"}, "main", true},
+		{"bare key main is no main session", CommonOptions{Caller: "main"}, "cron:nightly", false},
+
+		// 6. agent.
+		{"agent sees the same agent", CommonOptions{Caller: "agent:ops:subagent:b", Visibility: "agent"}, "agent:ops:telegram:group:1", true},
+		{"agent compares ids in lower case", CommonOptions{Caller: "agent:OPS:subagent:b", Visibility: "agent"}, "agent:Ops:telegram:group:1", true},
+		{"agent hides other agents", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:dev:main", false},
+		{"agent hides spawned in other agents", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "agent"}, "agent:dev:subagent:x", false},
+		{"bare keys belong to agent main", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "agent:main:main", true},
+		{"bare keys see bare keys", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "main", true},
+		{"empty agent id is agent main", CommonOptions{Caller: "agent::x", Visibility: "agent"}, "main", true},
+		{"bare keys hide other agents", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "agent:ops:main", false},
+
+		// 7. all.
+		{"all sees the same agent", CommonOptions{Caller: "agent:ops:subagent:b", Visibility: "all"}, "agent:ops:main", true},
+		{"all without agentToAgent hides other agents", CommonOptions{Caller: "agent:ops:main", Visibility: "all"}, "agent:dev:main", false},
+		{"all sees spawned in other agents", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "all"}, "agent:dev:subagent:x", true},
+		{"all with allow *", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", true},
+		{"all with agentToAgent disabled", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: AgentToAgent{Allow: []string{"*"}}}, "agent:dev:main", false},
+		{"all with an empty allow list", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a()}, "agent:dev:main", false},
+		{"all with an empty pattern", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("")}, "agent:dev:main", false},
+		{"all needs the target allowed", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops")}, "agent:dev:main", false},
+		{"all needs the caller allowed", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("dev")}, "agent:dev:main", false},
+		{"all with exact ids", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "dev")}, "agent:dev:main", true},
+		{"all with exact ids in any case", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("OPS", "Dev")}, "agent:DEV:main", true},
+		{"all with a prefix glob", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*", "d*")}, "agent:dev:main", true},
+		{"all with an inner glob", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:research:main", true},
+		{"all with a glob that misses", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:dev:main", false},
+		{"all allow patterns for bare keys", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "main")}, "cron:nightly", true},
+
+		// Visibility values the parser rejects fall back to the narrowest.
+		{"unknown visibility is self", CommonOptions{Caller: "agent:ops:main", Visibility: "everything"}, "agent:ops:subagent:a", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.opts.Policy().VisibleSet(f)(tt.target); got != tt.want {
+				t.Errorf("caller %q, options %+v: Visible(%q) = %v, want %v", tt.opts.Caller, tt.opts, tt.target, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAgentID(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"agent:ops:main", "ops"},
+		{"agent:OPS:subagent:1", "ops"},
+		{"AGENT:Ops:x", "ops"},
+		{"agent:ops:", "ops"},
+		{"agent:ops", "main"},
+		{"agent::x", "main"},
+		{"agent:", "main"},
+		{"agents:ops:x", "main"},
+		{"cron:nightly", "main"},
+		{"main", "main"},
+		{"", "main"},
+		{" agent:ops:x", "main"},
+	}
+	for _, tt := range tests {
+		if got := AgentID(tt.key); got != tt.want {
+			t.Errorf("AgentID(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestIsIncognito(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"agent:main:dashboard:incognito-abc", true},
+		{"agent:main:subagent:INCOGNITO-abc", true},
+		{"incognito-abc", true},
+		{"agent:main:incognito-", true},
+		{"agent:main:incognito", false},
+		{"agent:main:incognito-abc:thread", false},
+		{"agent:main:not-incognito-abc", false},
+		{"agent:main:main", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := IsIncognito(tt.key); got != tt.want {
+			t.Errorf("IsIncognito(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "", true},
+		{"*", "ops", true},
+		{"ops", "ops", true},
+		{"ops", "opsx", false},
+		{"o*", "ops", true},
+		{"*s", "ops", true},
+		{"*s", "opx", false},
+		{"o*s", "os", true},
+		{"o*p*s", "oxxpyys", true},
+		{"o*p*s", "oxxsyyp", false},
+		{"**", "x", true},
+		{"*a*a*a*b", strings.Repeat("a", 200), false},
+		{"", "", false},
+		{"", "x", false},
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestForestDescendants(t *testing.T) {
+	f := NewForest(visibilityForest)
+	tests := []struct {
+		root string
+		want []string
+	}{
+		{"agent:ops:subagent:a", []string{"agent:dev:subagent:x", "agent:ops:dashboard:incognito-x", "agent:ops:subagent:b", "agent:ops:subagent:c", "agent:ops:subagent:d"}},
+		{"agent:ops:subagent:b", nil},
+		{"agent:ops:telegram:group:1", []string{"agent:ops:subagent:d"}},
+		{"agent:ops:loop1", []string{"agent:ops:loop2"}},
+		{"agent:ops:ghost", []string{"agent:ops:orphan"}},
+		{"agent:ops:nowhere", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for key := range f.Descendants(tt.root) {
+			got = append(got, key)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Descendants(%q) = %q, want %q", tt.root, got, tt.want)
+		}
+	}
+	self := NewForest([]SessionLinks{{Key: "a", SpawnedBy: "a", ParentKey: "a"}})
+	if got := self.Descendants("a"); len(got) != 0 {
+		t.Errorf("a self-link made %v its own descendant", got)
+	}
+	var none *Forest
+	if got := none.Descendants("a"); len(got) != 0 {
+		t.Errorf("nil Forest has descendants %v", got)
+	}
+}
+
+func TestNeedsForest(t *testing.T) {
+	tests := []struct {
+		opts CommonOptions
+		want bool
+	}{
+		{CommonOptions{Caller: "c", Visibility: "self"}, false},
+		{CommonOptions{Caller: "c", Visibility: "agent"}, false},
+		{CommonOptions{Caller: "c", Visibility: "tree"}, true},
+		{CommonOptions{Caller: "c"}, true},
+		{CommonOptions{Caller: "c", Visibility: "all"}, true},
+		{CommonOptions{Caller: "c", Visibility: "self", Sandboxed: true}, true},
+		{CommonOptions{Caller: "c", Visibility: "agent", Sandboxed: true, SandboxVisibility: "all"}, false},
+	}
+	for _, tt := range tests {
+		p := tt.opts.Policy()
+		if got := p.NeedsForest(); got != tt.want {
+			t.Errorf("%+v: NeedsForest() = %v, want %v", tt.opts, got, tt.want)
+		}
+		// Without the forest the decisions must not change.
+		if !tt.want {
+			full, bare := p.VisibleSet(NewForest(visibilityForest)), p.VisibleSet(nil)
+			for _, row := range visibilityForest {
+				if full(row.Key) != bare(row.Key) {
+					t.Errorf("%+v: %q depends on the forest although NeedsForest is false", tt.opts, row.Key)
+				}
+			}
+		}
+	}
+}
+
+// The model below restates the rules per (caller, target) pair with other
+// machinery than visibility.go: splitting whole keys into parts, regular
+// expressions for globs, and an upward walk over the rows for "spawned from"
+// instead of a downward index. TestVisibilityProperty compares the two on
+// random forests.
+
+// modelParts lower-cases a key and splits it at every colon.
+func modelParts(key string) []string { return strings.Split(strings.ToLower(key), ":") }
+
+func modelAgent(key string) string {
+	if p := modelParts(key); len(p) >= 3 && p[0] == "agent" && p[1] != "" {
+		return p[1]
+	}
+	return "main"
+}
+
+func modelIsMain(key string) bool {
+	p := modelParts(key)
+	return len(p) == 3 && p[0] == "agent" && p[1] != "" && p[2] == "main"
+}
+
+func modelIncognito(key string) bool {
+	p := modelParts(key)
+	return strings.HasPrefix(p[len(p)-1], "incognito-")
+}
+
+// modelSpawnedFrom walks up from target through every link of every row
+// naming it, looking for root.
+func modelSpawnedFrom(rows []SessionLinks, root, target string) bool {
+	visited := map[string]bool{target: true}
+	var up func(key string) bool
+	up = func(key string) bool {
+		for _, row := range rows {
+			if row.Key != key {
+				continue
+			}
+			for _, parent := range []string{row.SpawnedBy, row.ParentKey} {
+				if parent == "" || visited[parent] {
+					continue
+				}
+				if parent == root {
+					return true
+				}
+				visited[parent] = true
+				if up(parent) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return up(target)
+}
+
+var modelGlobs = map[string]*regexp.Regexp{}
+
+func modelAllowed(patterns []string, agent string) bool {
+	for _, p := range patterns {
+		if p == "" {
+			continue
+		}
+		re, ok := modelGlobs[p]
+		if !ok {
+			parts := strings.Split(strings.ToLower(p), "*")
+			for i := range parts {
+				parts[i] = regexp.QuoteMeta(parts[i])
+			}
+			re = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+			modelGlobs[p] = re
+		}
+		if re.MatchString(strings.ToLower(agent)) {
+			return true
+		}
+	}
+	return false
+}
+
+func modelVisible(o CommonOptions, rows []SessionLinks, target string) bool {
+	caller := o.Caller
+	if target == caller {
+		return true
+	}
+	if modelIncognito(target) {
+		return false
+	}
+	spawned := func() bool { return modelSpawnedFrom(rows, caller, target) }
+	sameAgent := func() bool { return modelAgent(target) == modelAgent(caller) }
+	if o.Sandboxed && o.SandboxVisibility != "all" {
+		return spawned()
+	}
+	switch o.Visibility {
+	case "tree", "":
+		return spawned() || (modelIsMain(caller) && sameAgent())
+	case "agent":
+		return sameAgent()
+	case "all":
+		return sameAgent() || spawned() ||
+			(o.AgentToAgent.Enabled && modelAllowed(o.AgentToAgent.Allow, modelAgent(caller)) && modelAllowed(o.AgentToAgent.Allow, modelAgent(target)))
+	}
+	return false // "self" and anything unknown
+}
+
+func randomKey(rng *rand.Rand) string {
+	agents := []string{"main", "ops", "OPS", "dev", "research", "r.d", "x"}
+	a := agents[rng.IntN(len(agents))]
+	n := rng.IntN(4)
+	switch rng.IntN(10) {
+	case 0, 1:
+		return "agent:" + a + ":main"
+	case 2, 3:
+		return fmt.Sprintf("agent:%s:subagent:%d", a, n)
+	case 4:
+		return fmt.Sprintf("agent:%s:dashboard:%s-%d", a, []string{"incognito", "Incognito", "incognit"}[rng.IntN(3)], n)
+	case 5:
+		return []string{"main", "cron:nightly", "incognito-1", "global"}[rng.IntN(4)]
+	case 6:
+		return []string{"agent::x", "agent:" + a, "agent:" + a + ":"}[rng.IntN(3)]
+	case 7:
+		return []string{"AGENT:" + a + ":MAIN", "agent:" + a + ":main:thread:1", "agent:" + a + ":mainline"}[rng.IntN(3)]
+	default:
+		return fmt.Sprintf("agent:%s:telegram:group:%d", a, n)
+	}
+}
+
+func randomOptions(rng *rand.Rand, caller string) CommonOptions {
+	patterns := []string{"*", "o*", "*s", "d*v", "OPS", "main", "", "x", "*e*", "re*ch", "**", "r.d"}
+	o := CommonOptions{
+		Caller:            caller,
+		Visibility:        []string{"", "self", "tree", "agent", "all", "all", "bogus"}[rng.IntN(7)],
+		Sandboxed:         rng.IntN(3) == 0,
+		SandboxVisibility: []string{"", "spawned", "all"}[rng.IntN(3)],
+		AgentToAgent:      AgentToAgent{Enabled: rng.IntN(2) == 0},
+	}
+	for range rng.IntN(3) {
+		o.AgentToAgent.Allow = append(o.AgentToAgent.Allow, patterns[rng.IntN(len(patterns))])
+	}
+	return o
+}
+
+// randomLink names no one, a session of the forest (possibly itself, making
+// cycles) or a session without a row.
+func randomLink(rng *rand.Rand, keys []string) string {
+	switch rng.IntN(4) {
+	case 0, 1:
+		return ""
+	case 2:
+		return keys[rng.IntN(len(keys))]
+	default:
+		return randomKey(rng)
+	}
+}
+
+func TestVisibilityProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2026))
+	var cases, decisions, visibleOthers, sandboxed, viaSpawn, viaMain, viaA2A int
+	for range 1500 {
+		var keys []string
+		for range 1 + rng.IntN(12) {
+			if k := randomKey(rng); !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+		rows := make([]SessionLinks, len(keys))
+		for i, k := range keys {
+			rows[i] = SessionLinks{Key: k, SpawnedBy: randomLink(rng, keys)}
+			if rng.IntN(3) == 0 {
+				rows[i].ParentKey = randomLink(rng, keys)
+			}
+		}
+		targets := slices.Clone(keys)
+		for _, r := range rows {
+			targets = append(targets, r.SpawnedBy, r.ParentKey)
+		}
+		targets = append(targets, randomKey(rng), randomKey(rng))
+		forest := NewForest(rows)
+
+		for _, caller := range append(slices.Clone(keys), randomKey(rng)) {
+			for range 3 {
+				o := randomOptions(rng, caller)
+				p := o.Policy()
+				if o.Visibility != "bogus" && rng.IntN(2) == 0 {
+					// The same options through the SQL-facing parser.
+					js, err := json.Marshal(map[string]any{
+						"visibility": cmp.Or(o.Visibility, "tree"), "sandboxed": o.Sandboxed,
+						"sandboxVisibility": cmp.Or(o.SandboxVisibility, "spawned"),
+						"agentToAgent":      map[string]any{"enabled": o.AgentToAgent.Enabled, "allow": o.AgentToAgent.Allow},
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p, err = ParseVisibilityOptions("session_visible", caller, string(js)); err != nil {
+						t.Fatalf("ParseVisibilityOptions(%s): %v", js, err)
+					}
+				}
+				visible := p.VisibleSet(forest)
+				cases++
+				for _, target := range targets {
+					decisions++
+					got, want := visible(target), modelVisible(o, rows, target)
+					if got != want {
+						kind := "miss"
+						if got {
+							kind = "leak"
+						}
+						t.Fatalf("%s: caller %q, options %+v, target %q: got %v, model %v\nrows: %+v", kind, caller, o, target, got, want, rows)
+					}
+					if want && target != caller {
+						visibleOthers++
+						switch {
+						case o.Sandboxed && o.SandboxVisibility != "all":
+							sandboxed++
+						case modelSpawnedFrom(rows, caller, target) && modelAgent(caller) != modelAgent(target):
+							viaSpawn++
+						case modelAgent(caller) != modelAgent(target):
+							viaA2A++
+						case o.Visibility == "tree" || o.Visibility == "":
+							viaMain++
+						}
+					}
+				}
+			}
+		}
+	}
+	// A generator that never exercises a rule would make this test pass
+	// vacuously.
+	t.Logf("%d cases, %d decisions, %d visible others (sandboxed %d, cross-agent spawn %d, agentToAgent %d, same-agent tree %d)",
+		cases, decisions, visibleOthers, sandboxed, viaSpawn, viaA2A, viaMain)
+	for name, n := range map[string]int{"sandboxed": sandboxed, "cross-agent spawn": viaSpawn, "agentToAgent": viaA2A, "same-agent tree": viaMain} {
+		if n < 100 {
+			t.Errorf("only %d visible targets via %s: the generator is too narrow", n, name)
+		}
+	}
+}
