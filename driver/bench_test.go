@@ -42,7 +42,7 @@ func corpus(texts []string) []string {
 // transcriptTexts returns the user and assistant text of the fixture
 // transcripts, filtered by a language predicate on the file name.
 func transcriptTexts(tb testing.TB, keep func(name string) bool) []string {
-	files, err := filepath.Glob("../testdata/transcripts/*.jsonl")
+	files, err := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no fixture transcripts: %v", err)
 	}

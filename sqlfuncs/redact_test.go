@@ -539,9 +539,9 @@ func TestRedactFalsePositives(t *testing.T) {
 // message of the fixture transcripts (string content, message.text, or the
 // text, input_text and output_text blocks).
 func transcriptTexts(t testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "transcripts", "*.jsonl"))
+	files, err := filepath.Glob(filepath.Join("..", "internal", "fixtures", "transcripts", "*.jsonl"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts in ../testdata/transcripts (%v)", err)
+		t.Fatalf("no transcripts in ../internal/fixtures/transcripts (%v)", err)
 	}
 	var texts []string
 	for _, f := range files {

@@ -38,5 +38,5 @@ func BenchmarkTokenizeGoSource(b *testing.B) {
 }
 
 func BenchmarkTokenizeTranscripts(b *testing.B) {
-	benchmarkTokenize(b, benchCorpus(b, "../testdata/transcripts/*.jsonl"), Options{})
+	benchmarkTokenize(b, benchCorpus(b, "../internal/fixtures/transcripts/*.jsonl"), Options{})
 }
