@@ -1,0 +1,184 @@
+// Package transcript holds the rules of OpenClaw transcripts that decide
+// what is searchable: which events are messages, what their text is, and
+// which entries are on a session's active path. Pure Go, no SQLite: the
+// extension's triggers and reconciliation apply these rules to tables.
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Entry is what the store keeps of one transcript event (one JSONL line).
+type Entry struct {
+	Type      string
+	ID        string // "" when the entry has no id
+	HasParent bool   // the event has a parentId field (null counts)
+	ParentID  string // the parentId, "" when null
+	TargetID  string // where a leaf entry moves the leaf
+	Side      bool   // appendMode "side": the entry does not move the leaf
+	Role      string // message.role
+	Timestamp int64  // epoch milliseconds, 0 when unknown
+	Message   bool   // a user or assistant message with text: searchable
+}
+
+// Leaf reports whether the entry is a leaf entry (a rewind or branch switch).
+func (e Entry) Leaf() bool { return e.Type == "leaf" }
+
+// ErrNoType is returned for an event without a "type".
+var ErrNoType = errors.New(`event has no "type"`)
+
+// Parse reads the entry of an event. It fails when the event is not a JSON
+// object or has no type.
+func Parse(data []byte) (Entry, error) {
+	e, _, err := Read(data)
+	return e, err
+}
+
+// Read reads the entry of an event and, for a user or assistant message,
+// its searchable text (see MessageText), in one pass over the JSON.
+func Read(data []byte) (e Entry, text string, err error) {
+	s := scanner{data: data}
+	if s.peek() != '{' {
+		return Entry{}, "", errNotObject
+	}
+	var role string
+	var content, textField messageContent
+	var msgTimestamp int64
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			e.Type, _ = s.stringValue()
+		case "id":
+			e.ID = s.id()
+		case "parentId":
+			e.HasParent = true
+			e.ParentID = s.id()
+		case "targetId":
+			e.TargetID = s.id()
+		case "appendMode":
+			mode, _ := s.stringValue()
+			e.Side = mode == "side"
+		case "timestamp":
+			e.Timestamp = s.timestamp()
+		case "message":
+			role, content, textField, msgTimestamp = "", messageContent{}, messageContent{}, 0
+			if s.peek() != '{' {
+				s.skip(0)
+				return
+			}
+			s.object(func(key []byte) {
+				switch string(key) {
+				case "role":
+					role, _ = s.stringValue()
+				case "content":
+					content = s.content()
+				case "text":
+					textField = s.content()
+				case "timestamp":
+					msgTimestamp = s.timestamp()
+				default:
+					s.skip(1)
+				}
+			})
+		default:
+			s.skip(0)
+		}
+	})
+	if s.err == nil && s.peek() != 0 {
+		s.fail("data after the event")
+	}
+	if s.err != nil {
+		return Entry{}, "", fmt.Errorf("event is not a JSON object: %w", s.err)
+	}
+	if e.Type == "" {
+		return Entry{}, "", ErrNoType
+	}
+	e.Role = role
+	if e.Timestamp == 0 {
+		e.Timestamp = msgTimestamp
+	}
+	if e.Type == "message" && (role == "user" || role == "assistant") {
+		switch {
+		case content.isString:
+			text = strings.TrimSpace(content.text)
+		case textField.isString:
+			text = strings.TrimSpace(textField.text)
+		default:
+			text = content.text
+		}
+		e.Message = text != ""
+	}
+	return e, text, nil
+}
+
+// MessageText returns the searchable text of a user or assistant message:
+// the string content (trimmed), else message.text, else the non-blank text,
+// input_text and output_text blocks joined by newlines. Thinking, images,
+// tool calls and every other block are never searchable. ok is false when
+// the event is not such a message or its text is blank.
+func MessageText(data []byte) (text string, ok bool) {
+	_, text, err := Read(data)
+	return text, err == nil && text != ""
+}
+
+// messageContent is message.content or message.text: a string, or the
+// joined text of text, input_text and output_text blocks.
+type messageContent struct {
+	isString bool
+	text     string
+}
+
+func (s *scanner) content() messageContent {
+	switch s.peek() {
+	case '"':
+		return messageContent{isString: true, text: validString(s.str())}
+	case '[':
+	default:
+		s.skip(1)
+		return messageContent{}
+	}
+	var b strings.Builder
+	s.array(func() {
+		if s.peek() != '{' {
+			s.skip(2)
+			return
+		}
+		var typ, text string
+		s.object(func(key []byte) {
+			switch string(key) {
+			case "type":
+				typ, _ = s.stringValue()
+			case "text":
+				text, _ = s.stringValue()
+			default:
+				s.skip(3)
+			}
+		})
+		if (typ != "text" && typ != "input_text" && typ != "output_text") || strings.TrimSpace(text) == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(text)
+	})
+	return messageContent{text: b.String()}
+}
+
+// validString returns b as a string with each invalid UTF-8 byte replaced
+// by U+FFFD, as encoding/json decodes strings.
+func validString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var out strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		out.WriteRune(r)
+		b = b[n:]
+	}
+	return out.String()
+}

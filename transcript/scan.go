@@ -1,0 +1,352 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A single-pass JSON reader for events: it validates the whole event as
+// encoding/json would and picks out the fields the rules need, without
+// building values for the rest. Appending an event runs it once, inside the
+// INSERT's transaction, so it is written for speed. scan_test.go checks it
+// against encoding/json.
+
+type scanner struct {
+	data []byte
+	pos  int
+	err  error
+	buf  []byte // scratch for unescaping
+}
+
+func (s *scanner) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("invalid JSON at offset %d: %s", s.pos, fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+func (s *scanner) expect(c byte) {
+	if s.peek() != c {
+		s.fail("expected %q", c)
+		return
+	}
+	s.pos++
+}
+
+// str reads a string and returns its contents, unescaped; the slice may
+// point into the input or into s.buf, and is valid until the next str.
+func (s *scanner) str() []byte {
+	if s.peek() != '"' {
+		s.fail("expected a string")
+		return nil
+	}
+	s.pos++
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			out := s.data[start:s.pos]
+			s.pos++
+			return out
+		case c == '\\':
+			return s.escaped(start)
+		case c < 0x20:
+			s.fail("control character in a string")
+			return nil
+		}
+		s.pos++
+	}
+	s.fail("unterminated string")
+	return nil
+}
+
+// escaped finishes a string that has escapes, from its start.
+func (s *scanner) escaped(start int) []byte {
+	b := append(s.buf[:0], s.data[start:s.pos]...)
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			s.buf = b
+			return b
+		case c < 0x20:
+			s.fail("control character in a string")
+			return nil
+		case c != '\\':
+			b = append(b, c)
+			s.pos++
+			continue
+		}
+		if s.pos+1 >= len(s.data) {
+			break
+		}
+		e := s.data[s.pos+1]
+		s.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return nil
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+					save := s.pos
+					s.pos += 2
+					if r2, ok = s.hex4(); !ok {
+						return nil
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+					} else {
+						s.pos = save
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			s.fail("bad escape")
+			return nil
+		}
+	}
+	s.fail("unterminated string")
+	return nil
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.pos+4 > len(s.data) {
+		s.fail("short \\u escape")
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.data[s.pos:s.pos+4]), 16, 32)
+	if err != nil {
+		s.fail("bad \\u escape")
+		return 0, false
+	}
+	s.pos += 4
+	return rune(v), true
+}
+
+// number reads a number and returns its text.
+func (s *scanner) number() []byte {
+	start := s.pos
+	if s.pos < len(s.data) && s.data[s.pos] == '-' {
+		s.pos++
+	}
+	digits := func() int {
+		n := 0
+		for s.pos < len(s.data) && '0' <= s.data[s.pos] && s.data[s.pos] <= '9' {
+			s.pos++
+			n++
+		}
+		return n
+	}
+	switch {
+	case s.pos < len(s.data) && s.data[s.pos] == '0':
+		s.pos++
+	case digits() == 0:
+		s.fail("bad number")
+		return nil
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		if digits() == 0 {
+			s.fail("bad number")
+			return nil
+		}
+	}
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			s.pos++
+		}
+		if digits() == 0 {
+			s.fail("bad number")
+			return nil
+		}
+	}
+	return s.data[start:s.pos]
+}
+
+func (s *scanner) literal(word string) {
+	if s.pos+len(word) > len(s.data) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		s.fail("bad literal")
+		return
+	}
+	s.pos += len(word)
+}
+
+// skip reads and discards any value.
+func (s *scanner) skip(depth int) {
+	if depth > 10000 {
+		s.fail("too deeply nested")
+		return
+	}
+	switch s.peek() {
+	case '"':
+		s.str()
+	case '{':
+		s.object(func(key []byte) { s.skip(depth + 1) })
+	case '[':
+		s.array(func() { s.skip(depth + 1) })
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.number()
+	}
+}
+
+// object reads an object, calling member for each key with the scanner at
+// its value; member must read the value.
+func (s *scanner) object(member func(key []byte)) {
+	s.expect('{')
+	if s.peek() == '}' {
+		s.pos++
+		return
+	}
+	for s.err == nil {
+		key := s.str()
+		s.expect(':')
+		if s.err != nil {
+			return
+		}
+		member(key)
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return
+		default:
+			s.fail("expected , or }")
+		}
+	}
+}
+
+func (s *scanner) array(elem func()) {
+	s.expect('[')
+	if s.peek() == ']' {
+		s.pos++
+		return
+	}
+	for s.err == nil {
+		elem()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return
+		default:
+			s.fail("expected , or ]")
+		}
+	}
+}
+
+// kind of the next value.
+const (
+	kindString = iota
+	kindNumber
+	kindNull
+	kindOther
+)
+
+func (s *scanner) kind() int {
+	switch c := s.peek(); {
+	case c == '"':
+		return kindString
+	case c == '-' || '0' <= c && c <= '9':
+		return kindNumber
+	case c == 'n':
+		return kindNull
+	}
+	return kindOther
+}
+
+// id reads an id: a string, or a number written as is; anything else is
+// no id.
+func (s *scanner) id() string {
+	switch s.kind() {
+	case kindString:
+		return validString(s.str())
+	case kindNumber:
+		return string(s.number())
+	}
+	s.skip(0)
+	return ""
+}
+
+// stringValue reads a string, or skips another value and returns "".
+func (s *scanner) stringValue() (string, bool) {
+	if s.kind() == kindString {
+		return validString(s.str()), true
+	}
+	s.skip(0)
+	return "", false
+}
+
+// timestamp reads epoch milliseconds or an RFC 3339 time.
+func (s *scanner) timestamp() int64 {
+	switch s.kind() {
+	case kindString:
+		t, err := time.Parse(time.RFC3339Nano, string(s.str()))
+		if err != nil {
+			return 0
+		}
+		return t.UnixMilli()
+	case kindNumber:
+		f, err := strconv.ParseFloat(string(s.number()), 64)
+		if err != nil {
+			return 0
+		}
+		return int64(f)
+	}
+	s.skip(0)
+	return 0
+}
+
+var errNotObject = errors.New("event is not a JSON object")
