@@ -209,14 +209,12 @@ func (m offsets) start(f int32) int32 {
 }
 
 // end returns the source offset just after the character that ends at folded
-// offset f. Characters removed just after it are not part of it.
+// offset f, with what folding removed right after it (a combining accent, a
+// skin tone): those belong to the character before them.
 func (m offsets) end(f int32) int32 {
 	k := m.firstAfter(f)
 	if k < len(m.pieces) && m.pieces[k].f0 < f {
 		return m.pieces[k].s1 // f is inside an expansion
-	}
-	for k > 0 && m.pieces[k-1].f0 == f && m.pieces[k-1].f1 == f {
-		k-- // removed after the token
 	}
 	if k == 0 {
 		return f + m.delta

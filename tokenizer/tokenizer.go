@@ -12,12 +12,13 @@
 //     (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar), and at punctuation:
 //     `snake_case`, `report.txt`, `v1.2.3`, `1,234.56` and `can't` become
 //     their parts at consecutive positions, so a query for the whole is the
-//     phrase of its parts. camelCase parts are split too, and the whole
-//     (`camelcase`) is added at the first part's position in documents.
+//     phrase of its parts. camelCase parts are split too, and in documents
+//     the whole (`camelcase`) shares the first part's position.
 //  4. N-gram scripts are indexed one code point per position, so a query of
 //     any length is a phrase that matches exactly the texts containing it. In
 //     `cjk trigram` mode each position also carries the trigram that starts
-//     there, and queries of three or more characters use trigrams. A
+//     there, and a query of three or more characters is the phrase of its
+//     trigrams and its last two characters. A
 //     separator token stands between two n-gram runs that punctuation or
 //     space divides, so 東京 does not match 東、京.
 //
@@ -241,13 +242,14 @@ func (e *emitter) ascii(from, to int) {
 			e.fb = appendLower(e.fb, src[i:j])
 			cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
 			e.o.camel = cuts
-			prev := int32(i)
-			for k, c := range append(cuts, int32(j)) {
-				e.tokens = append(e.tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c})
-				if k == 0 && len(cuts) > 0 && !e.query {
-					e.tokens = append(e.tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: Colocated})
-				}
-				prev = c
+			prev, flags := int32(i), int32(0)
+			if len(cuts) > 0 && !e.query {
+				e.tokens = append(e.tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j)})
+				flags = Colocated
+			}
+			for _, c := range append(cuts, int32(j)) {
+				e.tokens = append(e.tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c, Flags: flags})
+				prev, flags = c, 0
 			}
 		}
 		i = j
@@ -423,13 +425,16 @@ func (e *emitter) word(a, b int) {
 		e.emit(int32(a), int32(b), 0)
 		return
 	}
-	prev := int32(a)
-	for k, c := range cuts {
-		e.emit(prev, c, 0)
-		if k == 0 && !e.query {
-			e.emit(int32(a), int32(b), Colocated)
-		}
-		prev = c
+	// In documents the whole word takes the position of its first part, so
+	// that a search for it (parsesessionkey) and highlight() see the word.
+	prev, flags := int32(a), int32(0)
+	if !e.query {
+		e.emit(int32(a), int32(b), 0)
+		flags = Colocated
+	}
+	for _, c := range cuts {
+		e.emit(prev, c, flags)
+		prev, flags = c, 0
 	}
 	e.emit(prev, int32(b), 0)
 }
@@ -567,20 +572,24 @@ func (e *emitter) flushRun() {
 			e.emit(run[k], at(k+1), 0)
 		}
 	case e.query && len(run) >= 3:
+		// Trigrams, then the last two characters on their own, so that the
+		// phrase spans every character (for highlight()).
 		for k := 0; k+2 < len(run); k++ {
 			e.emit(run[k], at(k+3), 0)
+		}
+		for k := len(run) - 2; k < len(run); k++ {
+			e.emit(run[k], at(k+1), 0)
 		}
 	case e.query:
 		for k := range run {
 			e.emit(run[k], at(k+1), 0)
 		}
 	default:
+		// Each position: the character, then the trigram that starts there.
 		for k := range run {
+			e.emit(run[k], at(k+1), 0)
 			if k+2 < len(run) {
-				e.emit(run[k], at(k+3), 0)
-				e.emit(run[k], at(k+1), Colocated)
-			} else {
-				e.emit(run[k], at(k+1), 0)
+				e.emit(run[k], at(k+3), Colocated)
 			}
 		}
 	}
