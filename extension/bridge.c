@@ -146,8 +146,24 @@ static void ss_snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
 
 /* ---- SQL functions ----------------------------------------------------- */
 
+/* Each registered function carries its index in Go's registration table and
+   the Go state of its connection; the first one owns that state and releases
+   it when SQLite drops the functions as the connection closes. */
+typedef struct ss_fn {
+  int id;
+  int owner;
+  uintptr_t conn;
+} ss_fn;
+
+static void ss_fn_destroy(void *p) {
+  ss_fn *f = p;
+  if (f->owner) sessionsearch_go_release(f->conn);
+  free(f);
+}
+
 static void ss_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  sessionsearch_go_function(ctx, (int)(intptr_t)sqlite3_user_data(ctx), argc, argv);
+  ss_fn *f = sqlite3_user_data(ctx);
+  sessionsearch_go_function(ctx, f->id, f->conn, argc, argv);
 }
 
 static fts5_api *ss_fts5_api(sqlite3 *db) {
@@ -175,12 +191,23 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register with FTS5: %s", sqlite3_errstr(rc));
     return rc;
   }
+  uintptr_t conn = sessionsearch_go_conn_open();
   int n = sessionsearch_go_function_count();
   for (int i = 0; i < n; i++) {
     char *name = 0;
     int nArg = 0, flags = 0;
     sessionsearch_go_function_info(i, &name, &nArg, &flags);
-    rc = sqlite3_create_function_v2(db, name, nArg, SQLITE_UTF8 | flags, (void *)(intptr_t)i, ss_function, 0, 0, 0);
+    ss_fn *f = malloc(sizeof(ss_fn));
+    if (!f) {
+      free(name);
+      if (i == 0) sessionsearch_go_release(conn);
+      return SQLITE_NOMEM;
+    }
+    f->id = i;
+    f->owner = i == 0;
+    f->conn = conn;
+    /* On failure SQLite calls ss_fn_destroy itself. */
+    rc = sqlite3_create_function_v2(db, name, nArg, SQLITE_UTF8 | flags, f, ss_function, 0, 0, ss_fn_destroy);
     if (rc != SQLITE_OK) {
       if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register %s(): %s", name, sqlite3_errmsg(db));
       free(name);

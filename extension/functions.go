@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"runtime/cgo"
 	"strings"
 	"unsafe"
 
@@ -44,6 +45,8 @@ var functions = []function{
 	{"sessions_match", -1, deterministic | innocuous, fnMatch},
 }
 
+func init() { functions = append(functions, storeFunctions...) }
+
 //export sessionsearch_go_function_count
 func sessionsearch_go_function_count() C.int { return C.int(len(functions)) }
 
@@ -55,10 +58,15 @@ func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *
 	*flags = C.int(f.flags)
 }
 
+//export sessionsearch_go_conn_open
+func sessionsearch_go_conn_open() C.uintptr_t {
+	return C.uintptr_t(cgo.NewHandle(&connState{}))
+}
+
 //export sessionsearch_go_function
-func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, argc C.int, argv **C.sqlite3_value) {
+func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.uintptr_t, argc C.int, argv **C.sqlite3_value) {
 	f := functions[id]
-	c := &call{ctx: ctx, args: unsafe.Slice(argv, int(argc)), name: f.name}
+	c := &call{ctx: ctx, args: unsafe.Slice(argv, int(argc)), name: f.name, state: cgo.Handle(connHandle).Value().(*connState)}
 	defer func() {
 		if r := recover(); r != nil {
 			panicError(f.name, r)
@@ -162,8 +170,8 @@ func fnRedactSnippet(c *call) error {
 	text := c.text(0)
 	out, changed := sqlfuncs.Redact(text)
 	cut := sqlfuncs.CutChars(out, int(max))
-	if !changed && len(cut) == len(text) {
-		c.resultArg(0)
+	if !changed && len(cut) == len(text) && c.isText(0) {
+		c.resultArg(0) // unchanged text passes through without a copy
 		return nil
 	}
 	c.resultText(cut)

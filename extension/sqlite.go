@@ -24,12 +24,14 @@ const (
 
 // call is one invocation of an SQL function.
 type call struct {
-	ctx  *C.sqlite3_context
-	args []*C.sqlite3_value
-	name string
+	ctx   *C.sqlite3_context
+	args  []*C.sqlite3_value
+	name  string
+	state *connState
 }
 
 func (c *call) isNull(i int) bool { return i >= len(c.args) || C.ss_value_type(c.args[i]) == typeNull }
+func (c *call) isText(i int) bool { return i < len(c.args) && C.ss_value_type(c.args[i]) == typeText }
 
 // text returns argument i as text (NULL gives "").
 func (c *call) text(i int) string {
@@ -42,6 +44,20 @@ func (c *call) text(i int) string {
 		return ""
 	}
 	return C.GoStringN((*C.char)(unsafe.Pointer(p)), n)
+}
+
+// textBytes returns argument i as text without copying it: valid only until
+// the function returns.
+func (c *call) textBytes(i int) []byte {
+	if c.isNull(i) {
+		return nil
+	}
+	var n C.int
+	p := C.ss_value_text(c.args[i], &n)
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
 }
 
 // int returns argument i as an integer, or an error naming the function
@@ -132,6 +148,8 @@ type sqliteErr struct {
 
 func (e *sqliteErr) Error() string { return e.msg }
 
+func (c conn) changes() int { return int(C.ss_changes(c.db)) }
+
 func (c conn) errorf(rc C.int, format string, args ...any) error {
 	return &sqliteErr{code: int(rc), msg: fmt.Sprintf(format, args...) + ": " + C.GoString(C.ss_errmsg(c.db))}
 }
@@ -202,7 +220,21 @@ func (s *stmt) step() (bool, error) {
 	}
 }
 
-func (s *stmt) reset()    { C.ss_reset(s.s) }
+func (s *stmt) reset() { C.ss_reset(s.s) }
+
+// run binds args and runs the statement to completion, ready to run again.
+func (s *stmt) run(args ...any) error {
+	defer s.reset()
+	if err := s.bind(args...); err != nil {
+		return err
+	}
+	for {
+		more, err := s.step()
+		if err != nil || !more {
+			return err
+		}
+	}
+}
 func (s *stmt) finalize() { C.ss_finalize(s.s) }
 
 func (s *stmt) isNull(i int) bool { return C.ss_column_type(s.s, C.int(i)) == typeNull }
@@ -218,6 +250,41 @@ func (s *stmt) text(i int) string {
 
 func (s *stmt) int(i int) int64     { return int64(C.ss_column_int64(s.s, C.int(i))) }
 func (s *stmt) float(i int) float64 { return float64(C.ss_column_double(s.s, C.int(i))) }
+
+// atomically runs fn inside a savepoint: its writes all happen or, when it
+// fails, none. A function called from a SELECT has no statement transaction
+// of its own to roll back.
+func (c conn) atomically(fn func() error) error {
+	if err := c.exec(`SAVEPOINT sessionsearch`); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		c.exec(`ROLLBACK TO sessionsearch`)
+		c.exec(`RELEASE sessionsearch`)
+		return err
+	}
+	return c.exec(`RELEASE sessionsearch`)
+}
+
+// prepareAll prepares statements; on error none is left open.
+func (c conn) prepareAll(sqls ...string) ([]*stmt, error) {
+	var out []*stmt
+	for _, sql := range sqls {
+		s, err := c.prepare(sql)
+		if err != nil {
+			finalizeAll(out)
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func finalizeAll(ss []*stmt) {
+	for _, s := range ss {
+		s.finalize()
+	}
+}
 
 // exec runs sql with args to completion.
 func (c conn) exec(sql string, args ...any) error {

@@ -1,0 +1,154 @@
+//go:build sqlite_fts5
+
+package driver
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The transcript store, for Go programs: each method is one statement of the
+// SQL that every host can run (see the README), so Go and the other hosts
+// always agree.
+
+// Session is a row of the sessions table.
+type Session struct {
+	Key              string
+	SpawnedBy        string // "" for NULL
+	ParentSessionKey string // "" for NULL
+	CreatedAt        int64  // epoch ms, 0 for NULL
+}
+
+// execer is what the store methods need: a *sql.DB, *sql.Conn or *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+// Migrate creates or upgrades the schema and returns its version.
+func (db *DB) Migrate(ctx context.Context) (int, error) { return Migrate(ctx, db.DB) }
+
+// Migrate runs sessionsearch_migrate() on e.
+func Migrate(ctx context.Context, e execer) (int, error) {
+	var v int
+	err := e.QueryRowContext(ctx, `SELECT sessionsearch_migrate()`).Scan(&v)
+	return v, err
+}
+
+// AddSession inserts a session; an existing one is left as it is.
+func (db *DB) AddSession(ctx context.Context, s Session) error { return AddSession(ctx, db.DB, s) }
+
+// AddSession inserts s with e.
+func AddSession(ctx context.Context, e execer, s Session) error {
+	_, err := e.ExecContext(ctx, `INSERT INTO sessions(session_key, spawned_by, parent_session_key, created_at)
+		VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_key) DO NOTHING`,
+		s.Key, nullString(s.SpawnedBy), nullString(s.ParentSessionKey), nullInt(s.CreatedAt))
+	return err
+}
+
+// Append adds an event (one OpenClaw transcript entry, JSON) at the end of
+// a session and returns its seq. It is indexed in the same transaction.
+func (db *DB) Append(ctx context.Context, sessionKey string, event []byte) (int64, error) {
+	return Append(ctx, db.DB, sessionKey, event)
+}
+
+// Append appends event to a session with e.
+func Append(ctx context.Context, e execer, sessionKey string, event []byte) (int64, error) {
+	var seq int64
+	err := e.QueryRowContext(ctx, `INSERT INTO transcript_events(session_key, seq, event)
+		SELECT ?1, coalesce(max(seq) + 1, 0), ?2 FROM transcript_events WHERE session_key = ?1
+		RETURNING seq`, sessionKey, string(event)).Scan(&seq)
+	return seq, err
+}
+
+// MoveLeaf appends a leaf entry that moves the session's active leaf to the
+// entry targetID (a rewind or a branch switch) and returns its seq.
+func (db *DB) MoveLeaf(ctx context.Context, sessionKey, targetID string) (int64, error) {
+	return MoveLeaf(ctx, db.DB, sessionKey, targetID)
+}
+
+// MoveLeaf appends a leaf entry with e.
+func MoveLeaf(ctx context.Context, e execer, sessionKey, targetID string) (int64, error) {
+	id := make([]byte, 4)
+	rand.Read(id)
+	event, err := json.Marshal(map[string]any{"type": "leaf", "id": hex.EncodeToString(id), "targetId": targetID,
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano)})
+	if err != nil {
+		return 0, err
+	}
+	return Append(ctx, e, sessionKey, event)
+}
+
+// DeleteSession removes a session with its events and index rows.
+func (db *DB) DeleteSession(ctx context.Context, sessionKey string) error {
+	_, err := db.ExecContext(ctx, `DELETE FROM sessions WHERE session_key = ?1`, sessionKey)
+	return err
+}
+
+// ReconcileResult is what sessions_reconcile reports.
+type ReconcileResult struct {
+	Pending int `json:"pending"` // sessions still pending
+	Indexed int `json:"indexed"` // sessions finished by the call
+}
+
+// Reconcile indexes pending sessions for about budget and reports progress;
+// call it until Pending is 0.
+func (db *DB) Reconcile(ctx context.Context, budget time.Duration) (ReconcileResult, error) {
+	return Reconcile(ctx, db.DB, budget)
+}
+
+// Reconcile runs sessions_reconcile with e.
+func Reconcile(ctx context.Context, e execer, budget time.Duration) (ReconcileResult, error) {
+	var out ReconcileResult
+	err := scanJSON(e.QueryRowContext(ctx, `SELECT sessions_reconcile(?1)`, budget.Milliseconds()), &out)
+	return out, err
+}
+
+// IndexStatus is what sessions_index_status reports.
+type IndexStatus struct {
+	PendingSessions int `json:"pendingSessions"`
+}
+
+// IndexStatus reports how many sessions wait for reconciliation.
+func (db *DB) IndexStatus(ctx context.Context) (IndexStatus, error) {
+	var out IndexStatus
+	err := scanJSON(db.QueryRowContext(ctx, `SELECT sessions_index_status()`), &out)
+	return out, err
+}
+
+// DeferIndexing switches bulk loading on or off for one connection: while
+// on, its inserts only mark sessions pending for Reconcile.
+func DeferIndexing(ctx context.Context, c *sql.Conn, on bool) error {
+	_, err := c.ExecContext(ctx, `SELECT sessions_defer_indexing(?1)`, on)
+	return err
+}
+
+func scanJSON(row *sql.Row, v any) error {
+	var s string
+	if err := row.Scan(&s); err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("sessionsearch: bad JSON %q: %w", s, err)
+	}
+	return nil
+}

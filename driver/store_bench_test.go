@@ -1,0 +1,238 @@
+package driver_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/transcript"
+)
+
+// fixtureEvents returns the events of the fixture transcripts, as lines.
+func fixtureEvents(tb testing.TB) [][]byte {
+	files, _ := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
+	var events [][]byte
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			events = append(events, append([]byte(nil), sc.Bytes()...))
+		}
+		fh.Close()
+	}
+	if len(events) == 0 {
+		tb.Fatal("no fixture events")
+	}
+	return events
+}
+
+func openStore(tb testing.TB) (*driver.DB, context.Context) {
+	db, err := driver.Open(filepath.Join(tb.TempDir(), "bench.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if _, err := db.Migrate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return db, ctx
+}
+
+// messageEvent is a linear user or assistant message event.
+func messageEvent(i int, text string) []byte {
+	role := "user"
+	if i%2 == 1 {
+		role = "assistant"
+	}
+	return []byte(fmt.Sprintf(`{"type":"message","id":"m%d","parentId":%s,"timestamp":"2026-02-07T05:05:47.434Z","message":{"role":%q,"content":[{"type":"text","text":%q}]}}`,
+		i, parentOf(i), role, text))
+}
+
+func parentOf(i int) string {
+	if i == 0 {
+		return "null"
+	}
+	return fmt.Sprintf(`"m%d"`, i-1)
+}
+
+// BenchmarkAppend compares appending a message to a session (trigger,
+// path bookkeeping, index) with inserting its text into a plain FTS5 table
+// with the same tokenizer, in the same run: append-ratio is the cost ratio.
+// In one transaction per batch (the CPU cost) and one per message (as a
+// gateway appends, with the WAL write of each commit).
+func BenchmarkAppend(b *testing.B) {
+	var texts []string
+	for _, ev := range fixtureEvents(b) {
+		if t, ok := transcript.MessageText(ev); ok {
+			texts = append(texts, t)
+		}
+	}
+	for _, perMessage := range []bool{false, true} {
+		name := "batch"
+		if perMessage {
+			name = "autocommit"
+		}
+		b.Run(name, func(b *testing.B) {
+			db, ctx := openStore(b)
+			if _, err := db.Exec(`CREATE VIRTUAL TABLE plain USING fts5(text, tokenize='sessionsearch')`); err != nil {
+				b.Fatal(err)
+			}
+			var tAppend, tPlain time.Duration
+			n := 0
+			b.ResetTimer()
+			for b.Loop() {
+				key := fmt.Sprintf("agent:main:bench-%d", n)
+				if err := db.AddSession(ctx, driver.Session{Key: key}); err != nil {
+					b.Fatal(err)
+				}
+				conn, _ := db.Conn(ctx)
+				appendStmt, err := conn.PrepareContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plainStmt, _ := conn.PrepareContext(ctx, `INSERT INTO plain(text) VALUES (?1)`)
+				timed := func(d *time.Duration, stmt *sql.Stmt, args ...any) {
+					start := time.Now()
+					if _, err := stmt.ExecContext(ctx, args...); err != nil {
+						b.Fatal(err)
+					}
+					*d += time.Since(start)
+				}
+				batch := func(d *time.Duration, fn func()) {
+					if perMessage {
+						fn()
+						return
+					}
+					start := time.Now()
+					conn.ExecContext(ctx, `BEGIN`)
+					fn()
+					conn.ExecContext(ctx, `COMMIT`)
+					*d += time.Since(start)
+				}
+				var scratch time.Duration
+				batch(&tAppend, func() {
+					for i, text := range texts {
+						timed(&scratch, appendStmt, key, i, messageEvent(i, text))
+					}
+				})
+				batch(&tPlain, func() {
+					for _, text := range texts {
+						timed(&scratch, plainStmt, text)
+					}
+				})
+				if perMessage {
+					// Interleave, so both see the same machine.
+					tAppend, tPlain = 0, 0
+					for i, text := range texts {
+						timed(&tAppend, appendStmt, key+"x", i, messageEvent(i, text))
+						timed(&tPlain, plainStmt, text)
+					}
+				}
+				appendStmt.Close()
+				plainStmt.Close()
+				conn.Close()
+				n += len(texts)
+			}
+			b.ReportMetric(float64(tAppend.Nanoseconds())/float64(n), "ns/append")
+			b.ReportMetric(float64(tPlain.Nanoseconds())/float64(n), "ns/plain-insert")
+			b.ReportMetric(float64(tAppend)/float64(tPlain), "append-ratio")
+		})
+	}
+}
+
+// BenchmarkRewind10k: a session of 10,000 messages is rewound to its first
+// message and switched back, each in its own transaction.
+func BenchmarkRewind10k(b *testing.B) {
+	db, ctx := openStore(b)
+	const key = "agent:main:big"
+	if err := db.AddSession(ctx, driver.Session{Key: key}); err != nil {
+		b.Fatal(err)
+	}
+	tx, _ := db.BeginTx(ctx, nil)
+	stmt, _ := tx.PrepareContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
+	for i := range 10000 {
+		if _, err := stmt.ExecContext(ctx, key, i, messageEvent(i, fmt.Sprintf("message number %d about topic %d", i, i%97))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stmt.Close()
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		db.QueryRow(`SELECT count(*) FROM sessionsearch_fts`).Scan(&n)
+		return n
+	}
+	for b.Loop() {
+		for _, target := range []string{"m0", "m9999"} {
+			if _, err := db.MoveLeaf(ctx, key, target); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	if n := count(); n != 10000 {
+		b.Fatalf("%d messages indexed after switching back, want 10000", n)
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(2*b.N), "ms/leaf-move")
+}
+
+// BenchmarkReconcile: fixture transcripts bulk-loaded without indexing, then
+// indexed by sessions_reconcile; MB/s counts the bytes of the events.
+func BenchmarkReconcile(b *testing.B) {
+	events := fixtureEvents(b)
+	var size int64
+	for _, ev := range events {
+		size += int64(len(ev))
+	}
+	const copies = 20
+	b.SetBytes(size * copies)
+	for b.Loop() {
+		b.StopTimer()
+		db, ctx := openStore(b)
+		conn, _ := db.Conn(ctx)
+		if err := driver.DeferIndexing(ctx, conn, true); err != nil {
+			b.Fatal(err)
+		}
+		tx, _ := conn.BeginTx(ctx, nil)
+		for c := range copies {
+			key := fmt.Sprintf("agent:main:copy-%d", c)
+			if err := driver.AddSession(ctx, tx, driver.Session{Key: key}); err != nil {
+				b.Fatal(err)
+			}
+			for i, ev := range events {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_events VALUES (?1, ?2, ?3)`, key, i, ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		tx.Commit()
+		b.StartTimer()
+		for {
+			res, err := driver.Reconcile(ctx, conn, time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Pending == 0 {
+				break
+			}
+		}
+		b.StopTimer()
+		conn.Close()
+		db.Close()
+		b.StartTimer()
+	}
+	_ = sql.ErrNoRows
+}
