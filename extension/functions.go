@@ -36,16 +36,31 @@ type function struct {
 
 // functions is the registration table: bridge.c registers each entry on
 // every connection, in this order. An implementation returns an error to
-// make the SQL statement fail with its message.
+// make the SQL statement fail with its message. Functions that change the
+// database are DIRECTONLY, except those the store's triggers call: a
+// trigger may only call INNOCUOUS functions when trusted_schema is off, and
+// they write only the store's own tables.
 var functions = []function{
 	{"sessionsearch_version", 0, deterministic | innocuous, fnVersion},
 	{"sessionsearch_debug", 0, innocuous, fnDebug},
 	{"sessionsearch_tokens", -1, deterministic | innocuous, fnTokens},
 	{"redact_snippet", -1, deterministic | innocuous, fnRedactSnippet},
 	{"sessions_match", -1, deterministic | innocuous, fnMatch},
+	{"session_visible", -1, 0, fnSessionVisible},
+	{"sessions_search", 2, 0, fnSessionsSearch},
+	{"sessions_history", 2, 0, fnSessionsHistory},
+	// The transcript store (store.go).
+	{"sessionsearch_migrate", 0, directOnly, fnMigrate},
+	{"sessions_defer_indexing", 1, directOnly, fnDeferIndexing},
+	{"sessions_reconcile", -1, directOnly, fnReconcile},
+	{"sessions_index_status", 0, 0, fnIndexStatus},
+	// Called by the store's triggers.
+	{"sessionsearch_entry", 7, innocuous, fnEntry},
+	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
+	{"sessionsearch_deferring", 0, innocuous, fnDeferring},
+	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
+	{"sessionsearch_repath", 1, innocuous, fnRepath},
 }
-
-func init() { functions = append(functions, storeFunctions...) }
 
 //export sessionsearch_go_function_count
 func sessionsearch_go_function_count() C.int { return C.int(len(functions)) }

@@ -164,20 +164,6 @@ type connState struct {
 
 var eventHashSeed = maphash.MakeSeed()
 
-// storeFunctions are the functions of the transcript store; internal ones
-// (sessionsearch_ prefix) serve the triggers.
-var storeFunctions = []function{
-	{"sessionsearch_migrate", 0, directOnly, fnMigrate},
-	{"sessions_defer_indexing", 1, directOnly, fnDeferIndexing},
-	{"sessions_reconcile", -1, directOnly, fnReconcile},
-	{"sessions_index_status", 0, 0, fnIndexStatus},
-	{"sessionsearch_entry", 7, innocuous, fnEntry},
-	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
-	{"sessionsearch_deferring", 0, innocuous, fnDeferring},
-	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
-	{"sessionsearch_repath", 1, innocuous, fnRepath},
-}
-
 func fnMigrate(c *call) error {
 	return c.conn().atomically(func() error { return migrate(c) })
 }

@@ -63,8 +63,8 @@ var toolRoles = map[string]bool{"toolResult": true, "tool": true}
 //     that is not among the messages (not on the active path, or a tool
 //     message without IncludeTools) gives no messages and both flags false,
 //     not an error.
-//   - Each text is redacted, then cut to MaxChars characters followed by
-//     "…".
+//   - Each text is redacted, then cut to at most MaxChars characters, the
+//     last of them "…" (CutChars).
 //   - maxBytes: messages are added from the newest (or from the anchor,
 //     alternating as above) while the JSON fits; a side stops at the first
 //     message that does not fit, so the result stays contiguous and what is
@@ -112,9 +112,9 @@ func HistoryWindow(sessionKey string, path []HistoryMessage, o HistoryOptions, r
 	used := 0
 	fits := func(i int) bool {
 		m := msgs[i]
-		text, cut := cutRunes(redact(m.Text), o.MaxChars)
-		res.Truncated = res.Truncated || cut
-		m.Text = text
+		red := redact(m.Text)
+		m.Text = CutChars(red, o.MaxChars)
+		res.Truncated = res.Truncated || len(m.Text) != len(red)
 		size := len(encodeJSON(m))
 		if size > budget {
 			m.Text = OmittedText
@@ -176,20 +176,6 @@ func growWindow(anchor, floor, ceil, limit int, add func(i int) bool) (lo, hi in
 		}
 	}
 	return lo, hi
-}
-
-// cutRunes shortens s to its first n characters followed by "…" and reports
-// whether it did. It never splits a UTF-8 sequence; an invalid byte counts as
-// one character.
-func cutRunes(s string, n int) (string, bool) {
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…", true
-		}
-		count++
-	}
-	return s, false
 }
 
 // SearchResult is one hit of sessions_search.

@@ -97,7 +97,8 @@ func TestHistoryWindow(t *testing.T) {
 
 func TestHistoryTexts(t *testing.T) {
 	// The redactor masks whole secrets only, as a real one does with a
-	// token it can no longer recognize once cut.
+	// token it can no longer recognize once cut. Texts are cut with
+	// CutChars: at most maxChars characters, "…" included.
 	redact := func(s string) string { return strings.ReplaceAll(s, "SECRET-TOKEN", "[R]") }
 	tests := []struct {
 		name, text string
@@ -106,14 +107,14 @@ func TestHistoryTexts(t *testing.T) {
 		truncated  bool
 	}{
 		{"short", "hello", 5, "hello", false},
-		{"cut", "hello!", 5, "hello…", true},
+		{"cut", "hello!", 5, "hell…", true},
 		{"redacted", "key SECRET-TOKEN here", 4000, "key [R] here", false},
 		{"redacted before the cut", "xxSECRET-TOKEN", 6, "xx[R]", false},
-		{"redacted then cut", "xxSECRET-TOKENyy", 4, "xx[R…", true},
+		{"redacted then cut", "xxSECRET-TOKENyy", 4, "xx[…", true},
 		{"characters not bytes", "héllo wörld", 11, "héllo wörld", false},
-		{"cut between characters", "日本語のテキスト", 3, "日本語…", true},
-		{"emoji kept whole", "a😀b", 2, "a😀…", true},
-		{"one character", "ab", 1, "a…", true},
+		{"cut between characters", "日本語のテキスト", 3, "日本…", true},
+		{"emoji kept whole", "a😀bc", 3, "a😀…", true},
+		{"one character", "ab", 1, "…", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,29 +128,6 @@ func TestHistoryTexts(t *testing.T) {
 	}
 }
 
-func TestHistoryCutRunes(t *testing.T) {
-	tests := []struct {
-		s    string
-		n    int
-		want string
-		cut  bool
-	}{
-		{"", 0, "", false},
-		{"", 3, "", false},
-		{"abc", 3, "abc", false},
-		{"abcd", 3, "abc…", true},
-		{"a", 0, "…", true},
-		{"héllo", 2, "hé…", true},
-		{"\xff\xfe\xfd", 2, "\xff\xfe…", true},
-		{"\xff\xfe", 2, "\xff\xfe", false},
-	}
-	for _, tt := range tests {
-		got, cut := cutRunes(tt.s, tt.n)
-		if got != tt.want || cut != tt.cut {
-			t.Errorf("cutRunes(%q, %d) = %q, %v; want %q, %v", tt.s, tt.n, got, cut, tt.want, tt.cut)
-		}
-	}
-}
 
 func TestHistoryMaxBytes(t *testing.T) {
 	path := conversation(10)

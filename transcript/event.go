@@ -37,8 +37,9 @@ func Parse(data []byte) (Entry, error) {
 	return e, err
 }
 
-// Read reads the entry of an event and, for a user or assistant message,
-// its searchable text (see MessageText), in one pass over the JSON.
+// Read reads the entry of an event and, for a message, its text (see
+// MessageText; the text of a tool result or system message is read the same
+// way, for sessions_history, but is never searchable), in one pass.
 func Read(data []byte) (e Entry, text string, err error) {
 	s := scanner{data: data}
 	if s.peek() != '{' {
@@ -100,7 +101,7 @@ func Read(data []byte) (e Entry, text string, err error) {
 	if e.Timestamp == 0 {
 		e.Timestamp = msgTimestamp
 	}
-	if e.Type == "message" && (role == "user" || role == "assistant") {
+	if e.Type == "message" {
 		switch {
 		case content.isString:
 			text = strings.TrimSpace(content.text)
@@ -109,7 +110,7 @@ func Read(data []byte) (e Entry, text string, err error) {
 		default:
 			text = content.text
 		}
-		e.Message = text != ""
+		e.Message = text != "" && (role == "user" || role == "assistant")
 	}
 	return e, text, nil
 }
@@ -120,8 +121,11 @@ func Read(data []byte) (e Entry, text string, err error) {
 // tool calls and every other block are never searchable. ok is false when
 // the event is not such a message or its text is blank.
 func MessageText(data []byte) (text string, ok bool) {
-	_, text, err := Read(data)
-	return text, err == nil && text != ""
+	e, text, err := Read(data)
+	if err != nil || !e.Message {
+		return "", false
+	}
+	return text, true
 }
 
 // messageContent is message.content or message.text: a string, or the

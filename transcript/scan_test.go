@@ -53,9 +53,9 @@ func refRead(data []byte) (e Entry, text string, err error) {
 		if e.Timestamp == 0 {
 			e.Timestamp = refTimestamp(m.Timestamp)
 		}
-		if ev.Type == "message" && (e.Role == "user" || e.Role == "assistant") {
+		if ev.Type == "message" {
 			text = refMessageText(m.Content, m.Text)
-			e.Message = text != ""
+			e.Message = text != "" && (e.Role == "user" || e.Role == "assistant")
 		}
 	}
 	return e, text, nil

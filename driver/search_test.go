@@ -1,0 +1,321 @@
+package driver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+)
+
+// message returns a linear user or assistant message event.
+func message(id, parent, role, text string, ts int64) []byte {
+	p := "null"
+	if parent != "" {
+		p = fmt.Sprintf("%q", parent)
+	}
+	return []byte(fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":%d,"message":{"role":%q,"content":%q}}`,
+		id, p, ts, role, text))
+}
+
+// world is a small set of sessions for search tests.
+type world struct {
+	db  *driver.DB
+	ctx context.Context
+	t   *testing.T
+}
+
+func newWorld(t *testing.T) *world {
+	db, ctx := openStore(t)
+	return &world{db, ctx, t}
+}
+
+func (w *world) session(key, spawnedBy string, texts ...string) {
+	w.t.Helper()
+	if err := w.db.AddSession(w.ctx, driver.Session{Key: key, SpawnedBy: spawnedBy}); err != nil {
+		w.t.Fatal(err)
+	}
+	prev := ""
+	for i, text := range texts {
+		id := fmt.Sprintf("%s#%d", key, i)
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		if _, err := w.db.Append(w.ctx, key, message(id, prev, role, text, int64(1_770_000_000_000+i*1000))); err != nil {
+			w.t.Fatal(err)
+		}
+		prev = id
+	}
+}
+
+func (w *world) search(query string, opts driver.SearchOptions) *driver.SearchResult {
+	w.t.Helper()
+	res, err := w.db.Search(w.ctx, query, opts)
+	if err != nil {
+		w.t.Fatalf("search %q: %v", query, err)
+	}
+	return res
+}
+
+func keys(res *driver.SearchResult) []string {
+	var out []string
+	for _, r := range res.Results {
+		out = append(out, r.SessionKey)
+	}
+	return out
+}
+
+// Hidden sessions never take a result slot nor set truncated, however well
+// they match.
+func TestSearchHiddenSessionsNeverCounted(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:subagent:mine", "agent:main:caller", "kiwi once")
+	w.session("agent:main:caller", "", "nothing here")
+	for i := range 30 {
+		w.session(fmt.Sprintf("agent:main:other%d", i), "", "kiwi kiwi kiwi kiwi")
+		w.session(fmt.Sprintf("agent:ops:main%d", i), "", "kiwi kiwi kiwi kiwi papaya")
+	}
+	w.session("agent:main:dashboard:incognito-1", "agent:main:caller", "kiwi kiwi kiwi")
+	res := w.search("kiwi", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:caller"}, Limit: 1})
+	if got := keys(res); len(got) != 1 || got[0] != "agent:main:subagent:mine" || res.Truncated {
+		t.Fatalf("results %v truncated=%v, want only the caller's subagent, not truncated", got, res.Truncated)
+	}
+	// The main session sees its whole agent but no other agent, and no
+	// incognito session.
+	res = w.search("kiwi", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Limit: 25})
+	for _, k := range keys(res) {
+		if strings.HasPrefix(k, "agent:ops:") || strings.Contains(k, "incognito") {
+			t.Fatalf("agent:main:main sees %s", k)
+		}
+	}
+	if len(res.Results) != 25 || !res.Truncated {
+		t.Fatalf("%d results truncated=%v, want 25 and truncated (31 visible matches)", len(res.Results), res.Truncated)
+	}
+	// all + agentToAgent reaches the other agent.
+	all := driver.Options{Caller: "agent:main:main", Visibility: "all",
+		AgentToAgent: &driver.AgentToAgent{Enabled: true, Allow: []string{"main", "o*"}}}
+	if res = w.search("papaya", driver.SearchOptions{Options: all, Limit: 25}); len(res.Results) != 25 || !res.Truncated {
+		t.Fatalf("visibility all with agentToAgent allow [main o*] finds %v", keys(res))
+	}
+	all.AgentToAgent.Allow = []string{"main"}
+	if res = w.search("papaya", driver.SearchOptions{Options: all}); len(res.Results) != 0 {
+		t.Fatalf("agentToAgent allow [main] finds %v", keys(res))
+	}
+}
+
+func TestSearchLimitsAndErrors(t *testing.T) {
+	w := newWorld(t)
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 40) + "kiwi " + strings.Repeat("consectetur adipiscing elit ", 40)
+	for i := range 30 {
+		w.session(fmt.Sprintf("agent:main:s%02d", i), "", long)
+	}
+	opts := func(limit, snippet, maxBytes int) driver.SearchOptions {
+		return driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Limit: limit, SnippetChars: snippet, MaxBytes: maxBytes}
+	}
+	for _, limit := range []int{1, 25} {
+		res := w.search("kiwi", opts(limit, 0, 0))
+		if len(res.Results) != limit || !res.Truncated {
+			t.Errorf("limit %d: %d results truncated=%v", limit, len(res.Results), res.Truncated)
+		}
+	}
+	res := w.search("kiwi", opts(10, 40, 0))
+	for _, r := range res.Results {
+		if n := utf8.RuneCountInString(r.Snippet); n > 40 || !strings.Contains(r.Snippet, "kiwi") {
+			t.Fatalf("snippet %q has %d characters, want at most 40 around kiwi", r.Snippet, n)
+		}
+	}
+	// maxBytes drops whole results from the end and sets truncated.
+	full := w.search("kiwi", opts(25, 100, 0))
+	b, _ := json.Marshal(full)
+	capped := w.search("kiwi", opts(25, 100, len(b)/2))
+	if len(capped.Results) == 0 || len(capped.Results) >= len(full.Results) || !capped.Truncated {
+		t.Fatalf("maxBytes %d kept %d of %d results, truncated=%v", len(b)/2, len(capped.Results), len(full.Results), capped.Truncated)
+	}
+	for i, r := range capped.Results {
+		if r != full.Results[i] {
+			t.Fatalf("maxBytes changed result %d: %+v vs %+v", i, r, full.Results[i])
+		}
+	}
+	for _, c := range []struct {
+		query string
+		opts  string
+		want  string
+	}{
+		{"kiwi", `{"caller":"x","limit":0}`, "limit must be an integer 1..25, got 0"},
+		{"kiwi", `{"caller":"x","limit":26}`, "limit must be an integer 1..25, got 26"},
+		{"kiwi", `{"caller":"x","limt":3}`, `unknown option "limt"`},
+		{"kiwi", `{"limit":3}`, `option "caller" is required`},
+		{"kiwi", `{"caller":"x","order":"best"}`, `order`},
+		{"kiwi", `not json`, "options must be a JSON object"},
+		{"   ", `{"caller":"x"}`, "query must not be empty"},
+		{strings.Repeat("a", 4097), `{"caller":"x"}`, "at most 4096 characters"},
+		{"kiwi", `{"caller":"agent:main:main","sessionKey":"agent:ops:main"}`, `no session "agent:ops:main" visible`},
+	} {
+		var s string
+		err := w.db.QueryRow(`SELECT sessions_search(?1, ?2)`, c.query, c.opts).Scan(&s)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "sessions_search") {
+			t.Errorf("sessions_search(%.20q, %s): error %v, want one naming sessions_search and %q", c.query, c.opts, err, c.want)
+		}
+	}
+}
+
+func TestSearchOrderAndSessionFilter(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:a", "", "plum", "plum plum plum", "other")
+	w.session("agent:main:b", "", "plum once in a long sentence about many other things entirely")
+	main := driver.Options{Caller: "agent:main:main"}
+	res := w.search("plum", driver.SearchOptions{Options: main})
+	if len(res.Results) != 3 || res.Results[0].MessageID != "agent:main:a#1" {
+		t.Fatalf("relevance order %+v, want the message with most plum first", res.Results)
+	}
+	for i := 1; i < len(res.Results); i++ {
+		if res.Results[i].Score > res.Results[i-1].Score {
+			t.Fatalf("scores not descending: %+v", res.Results)
+		}
+	}
+	res = w.search("plum", driver.SearchOptions{Options: main, Order: "recent"})
+	for i := 1; i < len(res.Results); i++ {
+		if res.Results[i].Timestamp > res.Results[i-1].Timestamp {
+			t.Fatalf("recent order not newest first: %+v", res.Results)
+		}
+	}
+	res = w.search("plum", driver.SearchOptions{Options: main, SessionKey: "agent:main:b"})
+	if got := keys(res); len(got) != 1 || got[0] != "agent:main:b" {
+		t.Fatalf("sessionKey filter: %v", got)
+	}
+	res = w.search("plu", driver.SearchOptions{Options: main, Prefix: true})
+	if len(res.Results) != 3 {
+		t.Fatalf("prefix plu* found %d, want 3", len(res.Results))
+	}
+	res = w.search("OR plum", driver.SearchOptions{Options: main})
+	if len(res.Results) != 0 {
+		t.Fatalf("OR is a literal word, found %v", keys(res))
+	}
+}
+
+func TestSearchIndexingFlag(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:a", "", "grape")
+	conn, err := w.db.Conn(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	driver.DeferIndexing(w.ctx, conn, true)
+	for _, key := range []string{"agent:main:pending", "agent:ops:pending"} {
+		driver.AddSession(w.ctx, conn, driver.Session{Key: key})
+		if _, err := driver.Append(w.ctx, conn, key, message("p", "", "user", "grape pending", 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := w.search("grape", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}})
+	if !res.Indexing || len(res.Results) != 1 {
+		t.Fatalf("indexing=%v results %v, want true and only the indexed session", res.Indexing, keys(res))
+	}
+	res = w.search("grape", driver.SearchOptions{Options: driver.Options{Caller: "agent:ops:x", Visibility: "self"}})
+	if res.Indexing {
+		t.Fatal("indexing is true for a caller that sees no pending session")
+	}
+	if _, err := driver.Reconcile(w.ctx, conn, 1e9); err != nil {
+		t.Fatal(err)
+	}
+	res = w.search("grape", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}})
+	if res.Indexing || len(res.Results) != 2 {
+		t.Fatalf("after reconcile indexing=%v results %v", res.Indexing, keys(res))
+	}
+}
+
+// Secrets never reach snippets or history, wherever the window cuts.
+func TestSearchRedactsSnippets(t *testing.T) {
+	w := newWorld(t)
+	secret := "ghp_Zq8mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8"
+	texts := []string{
+		"melon " + secret,
+		secret + " melon",
+		strings.Repeat("filler words here ", 10) + "melon token=" + secret + " " + strings.Repeat("more filler ", 10),
+		"postgres://app:Xy7Qw9Zr2Lm5Np8K@db.example.com/prod melon",
+	}
+	for i, text := range texts {
+		w.session(fmt.Sprintf("agent:main:r%d", i), "", text)
+	}
+	for _, chars := range []int{10, 17, 25, 40, 300} {
+		res := w.search("melon", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, SnippetChars: chars})
+		if len(res.Results) != len(texts) {
+			t.Fatalf("found %d of %d", len(res.Results), len(texts))
+		}
+		for _, r := range res.Results {
+			for _, s := range []string{secret, "Xy7Qw9Zr2Lm5Np8K"} {
+				for k := 0; k+8 <= len(s); k++ {
+					if strings.Contains(r.Snippet, s[k:k+8]) {
+						t.Fatalf("snippetChars %d: snippet %q leaks %q", chars, r.Snippet, s[k:k+8])
+					}
+				}
+			}
+		}
+	}
+	h, err := w.db.History(w.ctx, "agent:main:r0", driver.HistoryOptions{Options: driver.Options{Caller: "agent:main:main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 1 || strings.Contains(h.Messages[0].Text, secret[4:12]) || !strings.Contains(h.Messages[0].Text, "[REDACTED:github-token]") {
+		t.Fatalf("history %+v", h.Messages)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	w := newWorld(t)
+	const key = "agent:main:h"
+	w.session(key, "", "first question", "first answer", "second question", "second answer")
+	opts := driver.HistoryOptions{Options: driver.Options{Caller: "agent:main:main"}}
+	h, err := w.db.History(w.ctx, key, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 4 || h.Messages[0].Text != "first question" || h.HasMore || h.Truncated {
+		t.Fatalf("history %+v", h)
+	}
+	// A tool result appears only with includeTools.
+	w.db.Append(w.ctx, key, []byte(`{"type":"message","id":"tool1","parentId":"agent:main:h#3","message":{"role":"toolResult","content":[{"type":"text","text":"tool output"}]}}`))
+	h, _ = w.db.History(w.ctx, key, opts)
+	if len(h.Messages) != 4 {
+		t.Fatalf("without includeTools: %d messages", len(h.Messages))
+	}
+	opts.IncludeTools = true
+	h, _ = w.db.History(w.ctx, key, opts)
+	if len(h.Messages) != 5 || h.Messages[4].Role != "toolResult" || h.Messages[4].Text != "tool output" {
+		t.Fatalf("with includeTools: %+v", h.Messages)
+	}
+	opts.IncludeTools = false
+	// A rewind: the history is the active path only.
+	if _, err := w.db.MoveLeaf(w.ctx, key, "agent:main:h#1"); err != nil {
+		t.Fatal(err)
+	}
+	h, _ = w.db.History(w.ctx, key, opts)
+	if len(h.Messages) != 2 || h.Messages[1].Text != "first answer" {
+		t.Fatalf("after rewind: %+v", h.Messages)
+	}
+	// Limit and anchor.
+	w.db.MoveLeaf(w.ctx, key, "agent:main:h#3")
+	opts.Limit = 2
+	h, _ = w.db.History(w.ctx, key, opts)
+	if len(h.Messages) != 2 || h.Messages[0].Text != "second question" || !h.HasMore {
+		t.Fatalf("limit 2: %+v", h)
+	}
+	opts.MessageID = "agent:main:h#1"
+	h, _ = w.db.History(w.ctx, key, opts)
+	if len(h.Messages) != 2 || h.Messages[1].ID != "agent:main:h#1" {
+		t.Fatalf("anchored window: %+v", h.Messages)
+	}
+	// Missing and hidden sessions give the same error.
+	w.session("agent:ops:secret", "", "hidden")
+	_, errHidden := w.db.History(w.ctx, "agent:ops:secret", driver.HistoryOptions{Options: driver.Options{Caller: "agent:main:main"}})
+	_, errMissing := w.db.History(w.ctx, "agent:ops:nothing", driver.HistoryOptions{Options: driver.Options{Caller: "agent:main:main"}})
+	if errHidden == nil || errMissing == nil ||
+		strings.ReplaceAll(errHidden.Error(), "secret", "X") != strings.ReplaceAll(errMissing.Error(), "nothing", "X") {
+		t.Fatalf("hidden: %v, missing: %v; want the same error", errHidden, errMissing)
+	}
+}
