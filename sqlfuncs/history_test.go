@@ -128,7 +128,6 @@ func TestHistoryTexts(t *testing.T) {
 	}
 }
 
-
 func TestHistoryMaxBytes(t *testing.T) {
 	path := conversation(10)
 	full := HistoryWindow("s", path, historyOpts(10, ""), noRedact)

@@ -499,10 +499,13 @@ func TestErrorsAcrossHosts(t *testing.T) {
 var (
 	registeredFunctions = []string{
 		"redact_snippet",
+		"session_visible",
 		"sessions_defer_indexing",
+		"sessions_history",
 		"sessions_index_status",
 		"sessions_match",
 		"sessions_reconcile",
+		"sessions_search",
 		"sessionsearch_debug",
 		"sessionsearch_deferring",
 		"sessionsearch_entry",
