@@ -266,6 +266,7 @@ int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) { return sqlite3_bind_int64(s, i, v); }
 int ss_bind_double(sqlite3_stmt *s, int i, double v) { return sqlite3_bind_double(s, i, v); }
 int ss_bind_null(sqlite3_stmt *s, int i) { return sqlite3_bind_null(s, i); }
+int ss_bind_parameter_index(sqlite3_stmt *s, const char *name) { return sqlite3_bind_parameter_index(s, name); }
 int ss_step(sqlite3_stmt *s) { return sqlite3_step(s); }
 int ss_reset(sqlite3_stmt *s) { return sqlite3_reset(s); }
 int ss_finalize(sqlite3_stmt *s) { return sqlite3_finalize(s); }

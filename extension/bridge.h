@@ -56,6 +56,7 @@ int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n);
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v);
 int ss_bind_double(sqlite3_stmt *s, int i, double v);
 int ss_bind_null(sqlite3_stmt *s, int i);
+int ss_bind_parameter_index(sqlite3_stmt *s, const char *name);
 int ss_step(sqlite3_stmt *s);
 int ss_reset(sqlite3_stmt *s);
 int ss_finalize(sqlite3_stmt *s);

@@ -82,33 +82,31 @@ func visibilityJSON(o sqlfuncs.CommonOptions) string {
 	return string(b)
 }
 
-// searchSQL is the single SELECT behind sessions_search, the one the README
-// shows: parameters ?1 the FTS5 expression (sessions_match), ?2 one session
-// key or NULL, ?3 the caller, ?4 the visibility options JSON, ?5 the limit,
-// ?6 the snippet length. Rows: session key, message id, role, timestamp,
-// snippet, score. The order is relevanceOrder or recentOrder.
-const searchSQL = `WITH hits AS MATERIALIZED (
-  SELECT h.rowid, -h.rank AS score, s.session_key, e.entry_id, e.info ->> 4 AS role, e.ts
-  FROM (SELECT rowid, rank FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1) AS h
-  JOIN sessionsearch_sessions AS s ON s.sid = h.rowid >> 32
-  JOIN sessionsearch_entries AS e ON e.id = h.rowid
-  WHERE NOT s.pending
-    AND (?2 IS NULL OR s.session_key = ?2)
-    AND session_visible(?3, s.session_key, ?4)
-  ORDER BY %[1]s
-  LIMIT ?5)
-SELECT hits.session_key, hits.entry_id, hits.role, hits.ts,
-  sessionsearch_snippet(sessionsearch_fts, ?6), hits.score
-FROM hits JOIN sessionsearch_fts ON sessionsearch_fts.rowid = hits.rowid
-WHERE sessionsearch_fts MATCH ?1
-ORDER BY %[2]s`
+// SearchSQL is the single SELECT behind sessions_search, the one the README
+// shows: named parameters :query and :prefix (as sessions_match takes them),
+// :session (one session key, or NULL), :caller and :options (as
+// session_visible takes them), :limit and :snippet_chars. Rows: session key,
+// message id, role, timestamp, snippet, score, best first.
+const SearchSQL = `WITH hits AS MATERIALIZED (
+  SELECT m.rowid, m.session_key, m.message_id, m.role, m.timestamp, -f.rank AS score
+  FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
+  WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
+    AND NOT m.pending
+    AND (:session IS NULL OR m.session_key = :session)
+    AND session_visible(:caller, m.session_key, :options)
+  ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid
+  LIMIT :limit)
+SELECT hits.session_key, hits.message_id, hits.role, hits.timestamp,
+  sessionsearch_snippet(sessionsearch_fts, :snippet_chars) AS snippet, hits.score
+FROM hits CROSS JOIN sessionsearch_fts ON sessionsearch_fts.rowid = hits.rowid
+WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
+ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid`
 
-// The orders of sessions_search, inside the CTE and outside it: relevance
-// (bm25, higher score first), then newest, then message id; or newest first.
-var (
-	relevanceOrder = [2]string{`score DESC, ts DESC, entry_id, rowid`, `hits.score DESC, hits.ts DESC, hits.entry_id, hits.rowid`}
-	recentOrder    = [2]string{`ts DESC, rowid DESC`, `hits.ts DESC, hits.rowid DESC`}
-)
+// recentSQL is SearchSQL in the "recent" order: newest first.
+var recentSQL = strings.NewReplacer(
+	"ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid", "ORDER BY m.timestamp DESC, m.rowid DESC",
+	"ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid", "ORDER BY hits.timestamp DESC, hits.rowid DESC",
+).Replace(SearchSQL)
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
 func fnSessionsSearch(c *call) error {
@@ -133,17 +131,18 @@ func fnSessionsSearch(c *call) error {
 		}
 		session = opts.SessionKey
 	}
-	order := relevanceOrder
+	query := SearchSQL
 	if opts.Order == sqlfuncs.OrderRecent {
-		order = recentOrder
+		query = recentSQL
 	}
 	var results []sqlfuncs.SearchResult
 	if expr != sqlfuncs.MatchNothing {
-		err = db.query(fmt.Sprintf(searchSQL, order[0], order[1]), func(s *stmt) error {
+		err = db.query(query, func(s *stmt) error {
 			results = append(results, sqlfuncs.SearchResult{SessionKey: s.text(0), MessageID: s.text(1),
 				Role: s.text(2), Timestamp: s.int(3), Snippet: s.text(4), Score: s.float(5)})
 			return nil
-		}, expr, session, opts.Caller, vis, opts.Limit+1, opts.SnippetChars)
+		}, named{":query": c.text(0), ":prefix": opts.Prefix, ":session": session, ":caller": opts.Caller,
+			":options": vis, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}

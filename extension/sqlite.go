@@ -169,40 +169,63 @@ func (c conn) prepare(sql string) (*stmt, error) {
 	return &stmt{c, s}, nil
 }
 
-// bind binds args to the parameters ?1, ?2, ...
+// named binds values to named parameters (":name"), as the only argument
+// of bind.
+type named map[string]any
+
+// bind binds args to the parameters ?1, ?2, ..., or a named to its names.
 func (s *stmt) bind(args ...any) error {
+	if len(args) == 1 {
+		if m, ok := args[0].(named); ok {
+			for name, v := range m {
+				cname := C.CString(name)
+				i := int(C.ss_bind_parameter_index(s.s, cname))
+				C.free(unsafe.Pointer(cname))
+				if i == 0 {
+					return fmt.Errorf("bind: no parameter %s", name)
+				}
+				if err := s.bindAt(i, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	for i, a := range args {
-		n := C.int(i + 1)
-		var rc C.int
-		switch v := a.(type) {
-		case nil:
-			rc = C.ss_bind_null(s.s, n)
-		case string:
-			rc = C.ss_bind_text(s.s, n, (*C.char)(unsafe.Pointer(unsafe.StringData(v))), C.int(len(v)))
-		case []byte:
-			var p *C.char
-			if len(v) > 0 {
-				p = (*C.char)(unsafe.Pointer(&v[0]))
-			}
-			rc = C.ss_bind_text(s.s, n, p, C.int(len(v)))
-		case int:
-			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
-		case int64:
-			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
-		case float64:
-			rc = C.ss_bind_double(s.s, n, C.double(v))
-		case bool:
-			b := 0
-			if v {
-				b = 1
-			}
-			rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(b))
-		default:
-			panic(fmt.Sprintf("bind: unsupported type %T", a))
+		if err := s.bindAt(i+1, a); err != nil {
+			return err
 		}
-		if rc != sqliteOK {
-			return s.c.errorf(rc, "bind %d", i+1)
+	}
+	return nil
+}
+
+func (s *stmt) bindAt(i int, a any) error {
+	n := C.int(i)
+	var rc C.int
+	switch v := a.(type) {
+	case nil:
+		rc = C.ss_bind_null(s.s, n)
+	case string:
+		rc = C.ss_bind_text(s.s, n, (*C.char)(unsafe.Pointer(unsafe.StringData(v))), C.int(len(v)))
+	case []byte:
+		var p *C.char
+		if len(v) > 0 {
+			p = (*C.char)(unsafe.Pointer(&v[0]))
 		}
+		rc = C.ss_bind_text(s.s, n, p, C.int(len(v)))
+	case int:
+		rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
+	case int64:
+		rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
+	case float64:
+		rc = C.ss_bind_double(s.s, n, C.double(v))
+	case bool:
+		rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(boolInt(v)))
+	default:
+		panic(fmt.Sprintf("bind: unsupported type %T", a))
+	}
+	if rc != sqliteOK {
+		return s.c.errorf(rc, "bind %d", i)
 	}
 	return nil
 }

@@ -84,6 +84,12 @@ var schema = []string{
 		ts       INTEGER AS (info ->> 5) VIRTUAL)`,
 	`CREATE INDEX IF NOT EXISTS sessionsearch_entries_by_id ON sessionsearch_entries(sid, entry_id)`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS sessionsearch_fts USING fts5(text, tokenize='sessionsearch')`,
+	// The searchable messages, by FTS5 rowid, for queries such as the
+	// README's single SELECT.
+	`CREATE VIEW IF NOT EXISTS sessionsearch_messages AS
+		SELECT e.id AS rowid, s.session_key, e.entry_id AS message_id, e.info ->> 4 AS role, e.ts AS timestamp, s.pending
+		FROM sessionsearch_entries AS e JOIN sessionsearch_sessions AS s ON s.sid = e.sid
+		WHERE e.active AND e.flags & 1`,
 
 	`CREATE TRIGGER IF NOT EXISTS sessionsearch_session_insert AFTER INSERT ON sessions BEGIN
 		INSERT INTO sessionsearch_sessions(session_key) VALUES (NEW.session_key)

@@ -1,0 +1,90 @@
+package driver_test
+
+import (
+	"database/sql"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/extension"
+)
+
+// readmeSearchSQL returns the single SELECT the README shows.
+func readmeSearchSQL(t *testing.T) string {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start := strings.Index(s, "<!-- search-sql -->")
+	end := strings.Index(s, "<!-- /search-sql -->")
+	if start < 0 || end < start {
+		t.Fatal("README.md has no <!-- search-sql --> block")
+	}
+	block := s[start:end]
+	block = block[strings.Index(block, "```sql")+len("```sql") : strings.LastIndex(block, "```")]
+	return strings.TrimSpace(block)
+}
+
+// The README's single SELECT is the statement sessions_search runs, and
+// returns the same rows.
+func TestReadmeSelect(t *testing.T) {
+	readme := readmeSearchSQL(t)
+	if readme != strings.TrimSpace(extension.SearchSQL) {
+		t.Fatalf("README.md's SELECT differs from extension.SearchSQL:\n%s\n---\n%s", readme, extension.SearchSQL)
+	}
+	w := newWorld(t)
+	w.session("agent:main:main", "", "the weather in 東京 today", "sunny weather tomorrow", "rain")
+	w.session("agent:main:subagent:1", "agent:main:main", "weather report with key ghp_Zq8mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8")
+	w.session("agent:main:other", "", "weather elsewhere")
+	w.session("agent:ops:main", "", "weather for ops")
+	for _, c := range []struct {
+		query, caller, options string
+		limit                  int
+	}{
+		{"weather", "agent:main:main", `{}`, 10},
+		{"weather", "agent:main:subagent:1", `{}`, 10},
+		{"weather", "agent:main:other", `{"visibility":"agent"}`, 2},
+		{"東京", "agent:main:main", `{}`, 10},
+		{"weather", "agent:ops:main", `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["*"]}}`, 10},
+	} {
+		rows, err := w.db.Query(readme, sql.Named("query", c.query), sql.Named("prefix", 0), sql.Named("session", nil),
+			sql.Named("caller", c.caller), sql.Named("options", c.options), sql.Named("limit", c.limit),
+			sql.Named("snippet_chars", 300))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type row struct {
+			key, id, role, snippet string
+			ts                     int64
+			score                  float64
+		}
+		var got []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.key, &r.id, &r.role, &r.ts, &r.snippet, &r.score); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		rows.Close()
+		opts := driver.SearchOptions{Options: driver.Options{Caller: c.caller}, Limit: c.limit}
+		if strings.Contains(c.options, "agent\"") {
+			opts.Visibility = "agent"
+		}
+		if strings.Contains(c.options, "all") {
+			opts.Visibility = "all"
+			opts.AgentToAgent = &driver.AgentToAgent{Enabled: true, Allow: []string{"*"}}
+		}
+		res := w.search(c.query, opts)
+		var want []row
+		for _, r := range res.Results {
+			want = append(want, row{r.SessionKey, r.MessageID, r.Role, r.Snippet, r.Timestamp, r.Score})
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q as %s: the README SELECT returns\n%v\nsessions_search returns\n%v", c.query, c.caller, got, want)
+		}
+	}
+}
