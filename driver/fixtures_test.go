@@ -148,11 +148,12 @@ func TestFixtureTranscripts(t *testing.T) {
 		query string
 		found bool
 	}{
-		{"Arnomad", true},      // the English file's user
-		{"天気", false},          // not in any file
-		{"agents_list", false}, // a tool name, only in tool calls
-		{"用户248287", true},     // the Feishu user's display name, in user text
-		{"Телеграм", false},    // not in the files
+		{"Arnomad", true},     // the English file's user
+		{"天気", false},         // not in any file
+		{"retrieving", false}, // only in thinking blocks
+		{"lockoutMs", false},  // only in tool results
+		{"用户248287", true},    // the Feishu user's display name, in user text
+		{"Телеграм", false},   // not in the files
 		{"\"fetch failed\"", false},
 	} {
 		var n int
