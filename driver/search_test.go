@@ -319,3 +319,30 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("hidden: %v, missing: %v; want the same error", errHidden, errMissing)
 	}
 }
+
+// Visibility follows the sessions table, also inside the transaction that
+// changes it.
+func TestVisibilityFollowsChanges(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:caller", "", "nothing")
+	w.session("agent:main:child", "", "quince")
+	opts := driver.SearchOptions{Options: driver.Options{Caller: "agent:main:caller"}}
+	if res := w.search("quince", opts); len(res.Results) != 0 {
+		t.Fatalf("an unrelated session is visible: %v", keys(res))
+	}
+	tx, err := w.db.BeginTx(w.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE sessions SET spawned_by = 'agent:main:caller' WHERE session_key = 'agent:main:child'`); err != nil {
+		t.Fatal(err)
+	}
+	var js string
+	if err := tx.QueryRow(`SELECT sessions_search('quince', '{"caller":"agent:main:caller"}')`).Scan(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js, "agent:main:child") {
+		t.Fatalf("after spawned_by changed in the transaction: %s", js)
+	}
+}

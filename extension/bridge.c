@@ -281,3 +281,9 @@ double ss_column_double(sqlite3_stmt *s, int i) { return sqlite3_column_double(s
 const char *ss_errmsg(sqlite3 *db) { return sqlite3_errmsg(db); }
 int ss_get_autocommit(sqlite3 *db) { return sqlite3_get_autocommit(db); }
 int ss_changes(sqlite3 *db) { return sqlite3_changes(db); }
+unsigned int ss_data_version(sqlite3 *db) {
+  unsigned int v = 0;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+  return v;
+}
+int ss_total_changes(sqlite3 *db) { return sqlite3_total_changes(db); }

@@ -67,5 +67,7 @@ double ss_column_double(sqlite3_stmt *s, int i);
 const char *ss_errmsg(sqlite3 *db);
 int ss_get_autocommit(sqlite3 *db);
 int ss_changes(sqlite3 *db);
+unsigned int ss_data_version(sqlite3 *db);
+int ss_total_changes(sqlite3 *db);
 
 #endif

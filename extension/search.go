@@ -20,8 +20,23 @@ type visibleCache struct {
 }
 
 // visibility returns the visibility of caller under the visibility options
-// js, reading the sessions it needs from the store.
-func visibility(db conn, fn, caller, js string) (func(string) bool, error) {
+// js, reading the sessions it needs from the store; the connection keeps the
+// last one while the database does not change.
+func visibility(c *call, db conn, fn, caller, js string) (func(string) bool, error) {
+	cache := &c.state.visible
+	version := db.version()
+	if cache.fn != nil && cache.caller == caller && cache.options == js && cache.version == version {
+		return cache.fn, nil
+	}
+	visible, err := computeVisibility(db, fn, caller, js)
+	if err != nil {
+		return nil, err
+	}
+	cache.caller, cache.options, cache.version, cache.fn = caller, js, version, visible
+	return visible, nil
+}
+
+func computeVisibility(db conn, fn, caller, js string) (func(string) bool, error) {
 	policy, err := sqlfuncs.ParseVisibilityOptions(fn, caller, js)
 	if err != nil {
 		return nil, err
@@ -58,7 +73,7 @@ func fnSessionVisible(c *call) error {
 		c.resultInt(boolInt(cached.visible(target)))
 		return nil
 	}
-	visible, err := visibility(c.conn(), c.name, caller, js)
+	visible, err := visibility(c, c.conn(), c.name, caller, js)
 	if err != nil {
 		return err
 	}
@@ -120,7 +135,7 @@ func fnSessionsSearch(c *call) error {
 	}
 	db := c.conn()
 	vis := visibilityJSON(opts.CommonOptions)
-	visible, err := visibility(db, c.name, opts.Caller, vis)
+	visible, err := visibility(c, db, c.name, opts.Caller, vis)
 	if err != nil {
 		return err
 	}
@@ -185,7 +200,7 @@ func fnSessionsHistory(c *call) error {
 		return err
 	}
 	db := c.conn()
-	visible, err := visibility(db, c.name, opts.Caller, visibilityJSON(opts.CommonOptions))
+	visible, err := visibility(c, db, c.name, opts.Caller, visibilityJSON(opts.CommonOptions))
 	if err != nil {
 		return err
 	}

@@ -150,6 +150,12 @@ func (e *sqliteErr) Error() string { return e.msg }
 
 func (c conn) changes() int { return int(C.ss_changes(c.db)) }
 
+// version changes whenever the database may have changed: a commit by any
+// connection, or a change by this one inside its transaction.
+func (c conn) version() [2]int64 {
+	return [2]int64{int64(C.ss_data_version(c.db)), int64(C.ss_total_changes(c.db))}
+}
+
 func (c conn) errorf(rc C.int, format string, args ...any) error {
 	return &sqliteErr{code: int(rc), msg: fmt.Sprintf(format, args...) + ": " + C.GoString(C.ss_errmsg(c.db))}
 }

@@ -166,6 +166,13 @@ type connState struct {
 		hash uint64
 		text string
 	}
+	// visible is the last caller's visibility, valid while the database
+	// is unchanged.
+	visible struct {
+		caller, options string
+		version         [2]int64
+		fn              func(string) bool
+	}
 }
 
 var eventHashSeed = maphash.MakeSeed()
