@@ -51,3 +51,33 @@ func TestOpenUsesWAL(t *testing.T) {
 		t.Fatalf("busy_timeout %d, err %v", timeout, err)
 	}
 }
+
+// Any bytes index: invalid UTF-8, NUL and a 16 MiB document insert and
+// are searchable around the damage.
+func TestHostileDocuments(t *testing.T) {
+	db, err := sql.Open(driver.DriverName, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(body, tokenize='sessionsearch')`); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("filler 東京 \xff\xfe text ", (16<<20)/24) + " needle"
+	docs := []string{"bad \xc3\x28 utf8 apple", "nul\x00byte apple", big}
+	for _, d := range docs {
+		if _, err := db.Exec(`INSERT INTO t(body) VALUES (CAST(?1 AS TEXT))`, []byte(d)); err != nil {
+			t.Fatalf("insert %d bytes: %v", len(d), err)
+		}
+	}
+	for q, want := range map[string]int{"apple": 2, "utf8": 1, "needle": 1, "東京": 1} {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?1`, q).Scan(&n); err != nil || n != want {
+			t.Errorf("%s: %d rows (%v), want %d", q, n, err, want)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO t(t) VALUES ('integrity-check')`); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -68,9 +68,8 @@ func parentOf(i int) string {
 
 // BenchmarkAppend compares appending a message to a session (trigger,
 // path bookkeeping, index) with inserting its text into a plain FTS5 table
-// with the same tokenizer, in the same run: append-ratio is the cost ratio.
-// In one transaction per batch (the CPU cost) and one per message (as a
-// gateway appends, with the WAL write of each commit).
+// with the same tokenizer, interleaved in the same run: append-ratio is the
+// cost ratio. Each statement in its own transaction, as a gateway appends.
 func BenchmarkAppend(b *testing.B) {
 	var texts []string
 	for _, ev := range fixtureEvents(b) {
@@ -78,77 +77,42 @@ func BenchmarkAppend(b *testing.B) {
 			texts = append(texts, t)
 		}
 	}
-	for _, perMessage := range []bool{false, true} {
-		name := "batch"
-		if perMessage {
-			name = "autocommit"
+	db, ctx := openStore(b)
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE plain USING fts5(text, tokenize='sessionsearch')`); err != nil {
+		b.Fatal(err)
+	}
+	conn, _ := db.Conn(ctx)
+	defer conn.Close()
+	appendStmt, err := conn.PrepareContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plainStmt, _ := conn.PrepareContext(ctx, `INSERT INTO plain(text) VALUES (?1)`)
+	var tAppend, tPlain time.Duration
+	n := 0
+	for b.Loop() {
+		key := fmt.Sprintf("agent:main:bench-%d", n)
+		if err := driver.AddSession(ctx, conn, driver.Session{Key: key}); err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			db, ctx := openStore(b)
-			if _, err := db.Exec(`CREATE VIRTUAL TABLE plain USING fts5(text, tokenize='sessionsearch')`); err != nil {
+		for i, text := range texts {
+			ev := messageEvent(i, text)
+			start := time.Now()
+			if _, err := appendStmt.ExecContext(ctx, key, i, ev); err != nil {
 				b.Fatal(err)
 			}
-			var tAppend, tPlain time.Duration
-			n := 0
-			b.ResetTimer()
-			for b.Loop() {
-				key := fmt.Sprintf("agent:main:bench-%d", n)
-				if err := db.AddSession(ctx, driver.Session{Key: key}); err != nil {
-					b.Fatal(err)
-				}
-				conn, _ := db.Conn(ctx)
-				appendStmt, err := conn.PrepareContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
-				if err != nil {
-					b.Fatal(err)
-				}
-				plainStmt, _ := conn.PrepareContext(ctx, `INSERT INTO plain(text) VALUES (?1)`)
-				timed := func(d *time.Duration, stmt *sql.Stmt, args ...any) {
-					start := time.Now()
-					if _, err := stmt.ExecContext(ctx, args...); err != nil {
-						b.Fatal(err)
-					}
-					*d += time.Since(start)
-				}
-				batch := func(d *time.Duration, fn func()) {
-					if perMessage {
-						fn()
-						return
-					}
-					start := time.Now()
-					conn.ExecContext(ctx, `BEGIN`)
-					fn()
-					conn.ExecContext(ctx, `COMMIT`)
-					*d += time.Since(start)
-				}
-				var scratch time.Duration
-				batch(&tAppend, func() {
-					for i, text := range texts {
-						timed(&scratch, appendStmt, key, i, messageEvent(i, text))
-					}
-				})
-				batch(&tPlain, func() {
-					for _, text := range texts {
-						timed(&scratch, plainStmt, text)
-					}
-				})
-				if perMessage {
-					// Interleave, so both see the same machine.
-					tAppend, tPlain = 0, 0
-					for i, text := range texts {
-						timed(&tAppend, appendStmt, key+"x", i, messageEvent(i, text))
-						timed(&tPlain, plainStmt, text)
-					}
-				}
-				appendStmt.Close()
-				plainStmt.Close()
-				conn.Close()
-				n += len(texts)
+			tAppend += time.Since(start)
+			start = time.Now()
+			if _, err := plainStmt.ExecContext(ctx, text); err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(tAppend.Nanoseconds())/float64(n), "ns/append")
-			b.ReportMetric(float64(tPlain.Nanoseconds())/float64(n), "ns/plain-insert")
-			b.ReportMetric(float64(tAppend)/float64(tPlain), "append-ratio")
-		})
+			tPlain += time.Since(start)
+		}
+		n += len(texts)
 	}
+	b.ReportMetric(float64(tAppend.Nanoseconds())/float64(n), "ns/append")
+	b.ReportMetric(float64(tPlain.Nanoseconds())/float64(n), "ns/plain-insert")
+	b.ReportMetric(float64(tAppend)/float64(tPlain), "append-ratio")
 }
 
 // BenchmarkRewind10k: a session of 10,000 messages is rewound to its first
