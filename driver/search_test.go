@@ -278,8 +278,10 @@ func TestHistory(t *testing.T) {
 	if len(h.Messages) != 4 || h.Messages[0].Text != "first question" || h.HasMore || h.Truncated {
 		t.Fatalf("history %+v", h)
 	}
-	// A tool result appears only with includeTools.
-	w.db.Append(w.ctx, key, []byte(`{"type":"message","id":"tool1","parentId":"agent:main:h#3","message":{"role":"toolResult","content":[{"type":"text","text":"tool output"}]}}`))
+	// A tool call alone has no text to show; its result appears only with
+	// includeTools.
+	w.db.Append(w.ctx, key, []byte(`{"type":"message","id":"call1","parentId":"agent:main:h#3","message":{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{}}]}}`))
+	w.db.Append(w.ctx, key, []byte(`{"type":"message","id":"tool1","parentId":"call1","message":{"role":"toolResult","content":[{"type":"text","text":"tool output"}]}}`))
 	h, _ = w.db.History(w.ctx, key, opts)
 	if len(h.Messages) != 4 {
 		t.Fatalf("without includeTools: %d messages", len(h.Messages))
@@ -344,5 +346,26 @@ func TestVisibilityFollowsChanges(t *testing.T) {
 	}
 	if !strings.Contains(js, "agent:main:child") {
 		t.Fatalf("after spawned_by changed in the transaction: %s", js)
+	}
+}
+
+// A secret cannot be found by searching for it: the index holds the
+// masked text, so a search cannot confirm a guess either.
+func TestSecretsAreNotSearchable(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:main", "", "deploy with ghp_R8aK2mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8 and password=hunter2secret99")
+	opts := driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}}
+	for _, q := range []string{"ghp_R8aK2mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8", "R8aK2mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8", "hunter2secret99"} {
+		if res := w.search(q, opts); len(res.Results) != 0 {
+			t.Errorf("search %q finds the secret's message", q)
+		}
+	}
+	opts.Prefix = true
+	if res := w.search("ghp_R8aK", opts); len(res.Results) != 0 {
+		t.Errorf("a prefix of the secret finds its message")
+	}
+	opts.Prefix = false
+	if res := w.search("deploy", opts); len(res.Results) != 1 || !strings.Contains(res.Results[0].Snippet, "[REDACTED:github-token]") {
+		t.Fatalf("deploy: %+v", res.Results)
 	}
 }

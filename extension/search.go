@@ -273,8 +273,8 @@ func activePath(db conn, key string, sid int64, pending bool) ([]sqlfuncs.Histor
 			continue
 		}
 		e, text, err := transcript.Read(ev.data)
-		if err != nil || e.Type != "message" || e.Role == "" {
-			continue
+		if err != nil || e.Type != "message" || e.Role == "" || strings.TrimSpace(text) == "" {
+			continue // not a message, or one without text (a tool call alone)
 		}
 		path = append(path, sqlfuncs.HistoryMessage{ID: e.ID, Role: e.Role, Timestamp: e.Timestamp, Text: strings.TrimSpace(text)})
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/tokenizer"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
@@ -367,7 +368,10 @@ func fnEntry(c *call) error {
 	leaf := c.text(4)
 	extends := pending == 0 && e.ID != "" && !e.Leaf() && !e.Side && transcript.ResolveParent(e, leaf) == leaf
 	last := &c.state.last
-	last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, event), text
+	last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, event), ""
+	if e.Message {
+		last.text = indexText(text)
+	}
 	c.resultBytes(info(e, extends))
 	return nil
 }
@@ -382,8 +386,16 @@ func fnMessageText(c *call) error {
 		return nil
 	}
 	text, _ := transcript.MessageText(event)
-	c.resultText(text)
+	c.resultText(indexText(text))
 	return nil
+}
+
+// indexText is what the index keeps of a message's text: the text with its
+// secrets masked, so that a search cannot find a secret, nor confirm a guess
+// one character at a time. The transcript itself keeps the original.
+func indexText(text string) string {
+	out, _ := sqlfuncs.Redact(text)
+	return out
 }
 
 // fnRepath: sessionsearch_repath(sid) replays a session whose active path a
@@ -484,6 +496,7 @@ func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 		var text string
 		if found {
 			text, _ = transcript.MessageText([]byte(readEvent.text(0)))
+			text = indexText(text)
 		}
 		readEvent.reset()
 		if err := index.run(rw.id, text); err != nil {
