@@ -1,0 +1,225 @@
+package importer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Importer imports sources into a Sink, one transcript per transaction.
+type Importer struct {
+	Sink Sink
+	// OpenDB opens an OpenClaw agent database read-only. Agent databases
+	// are reported as problems when it is nil.
+	OpenDB func(path string) (*sql.DB, error)
+	// Report receives every problem; nil drops them.
+	Report func(Problem)
+	// Progress, when set, is called after each transcript is committed,
+	// every progressEvery events inside one, and after each source.
+	Progress func(Stats)
+
+	stats Stats
+}
+
+// Stats count what an Importer did so far.
+type Stats struct {
+	Transcripts int   // transcripts committed (new or already stored)
+	Events      int64 // events committed, new or already stored
+	Added       int64 // events that were new
+	Bytes       int64 // bytes read: JSONL, or stored event bytes of databases
+}
+
+const progressEvery = 4096
+
+// Stats returns what the importer has done so far.
+func (im *Importer) Stats() Stats { return im.stats }
+
+func (im *Importer) report(p Problem) {
+	if im.Report != nil {
+		im.Report(p)
+	}
+}
+
+func (im *Importer) progress() {
+	if im.Progress != nil {
+		im.Progress(im.stats)
+	}
+}
+
+// Import imports one source. It returns an error only when ctx ends; every
+// other failure is reported as a Problem and the import goes on with the
+// next transcript.
+func (im *Importer) Import(ctx context.Context, src Source) error {
+	var err error
+	switch src.Kind {
+	case AgentDatabase:
+		err = im.importAgentDB(ctx, src)
+	default:
+		err = im.importFile(ctx, src)
+	}
+	im.progress()
+	return err
+}
+
+func (im *Importer) importFile(ctx context.Context, src Source) error {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		im.report(Problem{Path: src.Path, Err: unwrapPathError(err)})
+		return nil
+	}
+	defer f.Close()
+	return im.ImportReader(ctx, src, f)
+}
+
+// ImportReader imports the JSONL transcript read from r; src says where it
+// came from (src.Path names it in problems) and which session it is.
+func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) error {
+	t := im.newTranscript(ctx, src.Path, src.fileSession)
+	lines := newLineReader(r)
+	for {
+		line, n, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		im.stats.Bytes += int64(n)
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				im.report(Problem{Path: src.Path, Line: lines.line, Err: err})
+				continue
+			}
+			im.report(Problem{Path: src.Path, Err: err})
+			t.abort()
+			return nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := t.add(line, location{line: lines.line}); err != nil || t.failed {
+			return err
+		}
+	}
+	return t.finish()
+}
+
+// location is where an event came from: a file line or a database record.
+type location struct {
+	line   int
+	record string
+}
+
+// transcript feeds the entries of one transcript to the sink. The session is
+// resolved, and the transaction begun, at the first valid entry, so the
+// session header can supply the session id and creation time.
+type transcript struct {
+	im      *Importer
+	ctx     context.Context
+	path    string
+	resolve func(header) Session
+	dec     entryDecoder
+	w       TranscriptWriter
+	key     string
+	seq     int
+	events  int64
+	added   int64
+	failed  bool
+}
+
+func (im *Importer) newTranscript(ctx context.Context, path string, resolve func(header) Session) *transcript {
+	return &transcript{im: im, ctx: ctx, path: path, resolve: resolve}
+}
+
+// add decodes and stores one entry. A bad entry is reported and skipped; a
+// store failure is reported and ends the transcript (t.failed). The error is
+// the context's, when it ended.
+func (t *transcript) add(raw []byte, at location) error {
+	if len(raw) > MaxLineBytes {
+		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: errLineTooLong})
+		return nil
+	}
+	event, err := t.dec.decode(raw)
+	if err != nil {
+		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: err})
+		return nil
+	}
+	if t.w == nil {
+		s := t.resolve(t.dec.header)
+		w, err := t.im.Sink.Begin(t.ctx, s)
+		if err != nil {
+			return t.fail(at, fmt.Errorf("session %s: %w", s.Key, err))
+		}
+		t.w, t.key = w, s.Key
+	}
+	added, err := t.w.Append(t.ctx, t.seq, event)
+	if err != nil {
+		return t.fail(at, err)
+	}
+	t.seq++
+	t.events++
+	if added {
+		t.added++
+	}
+	if t.events%progressEvery == 0 {
+		t.im.progress()
+	}
+	return nil
+}
+
+// fail reports err at the location, rolls the transcript back and returns
+// the context's error, if it ended.
+func (t *transcript) fail(at location, err error) error {
+	if ctxErr := t.ctx.Err(); ctxErr != nil {
+		t.abort()
+		return ctxErr
+	}
+	t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: err})
+	t.abort()
+	return nil
+}
+
+func (t *transcript) abort() {
+	t.failed = true
+	if t.w != nil {
+		t.w.Rollback()
+		t.w = nil
+	}
+}
+
+// finish commits the transcript. A transcript without a single valid entry
+// stores nothing and is reported.
+func (t *transcript) finish() error {
+	if t.failed {
+		return nil
+	}
+	if t.w == nil {
+		if t.dec.index == 0 {
+			t.im.report(Problem{Path: t.path, Err: errors.New("no transcript entries")})
+		}
+		return nil
+	}
+	if err := t.w.Commit(); err != nil {
+		t.failed = true
+		if ctxErr := t.ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		t.im.report(Problem{Path: t.path, Err: fmt.Errorf("session %s: commit: %w", t.key, err)})
+		return nil
+	}
+	t.im.stats.Transcripts++
+	t.im.stats.Events += t.events
+	t.im.stats.Added += t.added
+	t.im.progress()
+	return nil
+}
+
+// unwrapPathError drops the path from an *os.PathError, which Problem
+// prints already.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}

@@ -1,0 +1,176 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// SQLSink stores transcripts in a sessionsearch database with the plain SQL
+// of the transcript store: one transaction per transcript, sessions created
+// or their missing links filled, events added with INSERT OR IGNORE so that
+// importing again changes nothing. It holds one connection; with
+// deferIndexing the store only marks the imported sessions pending, and
+// Reconcile indexes them afterwards.
+type SQLSink struct {
+	conn          *sql.Conn
+	deferIndexing bool
+	session       *sql.Stmt
+	event         *sql.Stmt
+	stored        *sql.Stmt
+}
+
+// Statements of the transcript store (CONTRACT.md, "The transcript store").
+const (
+	// A session imported again keeps its links; links it lacked are filled.
+	insertSessionSQL = `INSERT INTO sessions(session_key, spawned_by, parent_session_key, created_at)
+VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT(session_key) DO UPDATE SET
+  spawned_by = coalesce(sessions.spawned_by, excluded.spawned_by),
+  parent_session_key = coalesce(sessions.parent_session_key, excluded.parent_session_key),
+  created_at = coalesce(sessions.created_at, excluded.created_at)
+WHERE (sessions.spawned_by IS NULL AND excluded.spawned_by IS NOT NULL)
+   OR (sessions.parent_session_key IS NULL AND excluded.parent_session_key IS NOT NULL)
+   OR (sessions.created_at IS NULL AND excluded.created_at IS NOT NULL)`
+	insertEventSQL = `INSERT OR IGNORE INTO transcript_events(session_key, seq, event) VALUES (?, ?, ?)`
+	storedEventSQL = `SELECT event FROM transcript_events WHERE session_key = ? AND seq = ?`
+)
+
+// NewSQLSink takes a connection of db for the import; Close gives it back.
+func NewSQLSink(ctx context.Context, db *sql.DB, deferIndexing bool) (*SQLSink, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &SQLSink{conn: conn, deferIndexing: deferIndexing}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *SQLSink) prepare(ctx context.Context) error {
+	if s.deferIndexing {
+		if _, err := s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(1)`); err != nil {
+			return err
+		}
+	}
+	var err error
+	if s.session, err = s.conn.PrepareContext(ctx, insertSessionSQL); err != nil {
+		return err
+	}
+	if s.event, err = s.conn.PrepareContext(ctx, insertEventSQL); err != nil {
+		return err
+	}
+	s.stored, err = s.conn.PrepareContext(ctx, storedEventSQL)
+	return err
+}
+
+// Close turns deferred indexing off again and releases the connection.
+// Closing again does nothing.
+func (s *SQLSink) Close() error {
+	if s.conn == nil {
+		return nil
+	}
+	for _, st := range []*sql.Stmt{s.session, s.event, s.stored} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if s.deferIndexing {
+		s.conn.ExecContext(context.Background(), `SELECT sessions_defer_indexing(0)`)
+	}
+	err := s.conn.Close()
+	s.conn = nil
+	return err
+}
+
+// Begin starts the transcript's transaction and creates its session.
+func (s *SQLSink) Begin(ctx context.Context, sess Session) (TranscriptWriter, error) {
+	tx, err := s.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentKey), nullInt(sess.CreatedAt))
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return &sqlTranscript{tx: tx, key: sess.Key, event: tx.StmtContext(ctx, s.event), stored: tx.StmtContext(ctx, s.stored)}, nil
+}
+
+type sqlTranscript struct {
+	tx            *sql.Tx
+	key           string
+	event, stored *sql.Stmt
+}
+
+func (t *sqlTranscript) Append(ctx context.Context, seq int, event []byte) (bool, error) {
+	// Bound as text: the store keeps events as TEXT.
+	res, err := t.event.ExecContext(ctx, t.key, seq, string(event))
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return n == 1, err
+	}
+	var stored []byte
+	if err := t.stored.QueryRowContext(ctx, t.key, seq).Scan(&stored); err != nil {
+		return false, err
+	}
+	if !bytes.Equal(stored, event) {
+		return false, &ConflictError{SessionKey: t.key, Seq: seq}
+	}
+	return false, nil
+}
+
+func (t *sqlTranscript) Commit() error   { return t.tx.Commit() }
+func (t *sqlTranscript) Rollback() error { return t.tx.Rollback() }
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// ReconcileStatus is one answer of sessions_reconcile.
+type ReconcileStatus struct {
+	Pending int `json:"pending"`
+	Indexed int `json:"indexed"`
+}
+
+// Reconcile calls sessions_reconcile(budget) until no session is pending,
+// reporting each answer to progress (when not nil). It returns the number
+// of sessions indexed.
+func Reconcile(ctx context.Context, db *sql.DB, budget time.Duration, progress func(ReconcileStatus)) (int, error) {
+	total := 0
+	for {
+		var js string
+		if err := db.QueryRowContext(ctx, `SELECT sessions_reconcile(?)`, budget.Milliseconds()).Scan(&js); err != nil {
+			return total, err
+		}
+		var st ReconcileStatus
+		if err := json.Unmarshal([]byte(js), &st); err != nil {
+			return total, fmt.Errorf("sessions_reconcile returned %q: %w", js, err)
+		}
+		total += st.Indexed
+		if progress != nil {
+			progress(st)
+		}
+		if st.Pending == 0 {
+			return total, nil
+		}
+	}
+}
