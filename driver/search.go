@@ -35,18 +35,21 @@ type SearchOptions struct {
 	Order        string `json:"order,omitempty"`        // relevance (default) or recent
 }
 
-// SearchResult is the answer of Search.
+// SearchResult is the answer of Search: the JSON of sessions_search.
 type SearchResult struct {
-	Results []struct {
-		SessionKey string  `json:"sessionKey"`
-		MessageID  string  `json:"messageId"`
-		Role       string  `json:"role"`
-		Timestamp  int64   `json:"timestamp"`
-		Snippet    string  `json:"snippet"`
-		Score      float64 `json:"score"`
-	} `json:"results"`
-	Indexing  bool `json:"indexing"`
-	Truncated bool `json:"truncated"`
+	Results   []SearchHit `json:"results"`
+	Indexing  bool        `json:"indexing"`
+	Truncated bool        `json:"truncated"`
+}
+
+// SearchHit is one result of Search.
+type SearchHit struct {
+	SessionKey string  `json:"sessionKey"`
+	MessageID  string  `json:"messageId"`
+	Role       string  `json:"role"`
+	Timestamp  int64   `json:"timestamp"` // epoch ms
+	Snippet    string  `json:"snippet"`
+	Score      float64 `json:"score"` // higher is better
 }
 
 // Search runs sessions_search(query, options).
@@ -65,17 +68,21 @@ type HistoryOptions struct {
 	MaxBytes     int    `json:"maxBytes,omitempty"` // default 81920
 }
 
-// History is the answer of History: the active path, oldest first.
+// History is the answer of History, the JSON of sessions_history: the
+// active path, oldest first.
 type History struct {
-	SessionKey string `json:"sessionKey"`
-	Messages   []struct {
-		ID        string `json:"id"`
-		Role      string `json:"role"`
-		Timestamp int64  `json:"timestamp"`
-		Text      string `json:"text"`
-	} `json:"messages"`
-	Truncated bool `json:"truncated"`
-	HasMore   bool `json:"hasMore"`
+	SessionKey string           `json:"sessionKey"`
+	Messages   []HistoryMessage `json:"messages"`
+	Truncated  bool             `json:"truncated"`
+	HasMore    bool             `json:"hasMore"`
+}
+
+// HistoryMessage is one message of History.
+type HistoryMessage struct {
+	ID        string `json:"id"`
+	Role      string `json:"role"`
+	Timestamp int64  `json:"timestamp"` // epoch ms
+	Text      string `json:"text"`
 }
 
 // History runs sessions_history(sessionKey, options).

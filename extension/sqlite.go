@@ -317,20 +317,7 @@ func finalizeAll(ss []*stmt) {
 
 // exec runs sql with args to completion.
 func (c conn) exec(sql string, args ...any) error {
-	s, err := c.prepare(sql)
-	if err != nil {
-		return err
-	}
-	defer s.finalize()
-	if err := s.bind(args...); err != nil {
-		return err
-	}
-	for {
-		more, err := s.step()
-		if err != nil || !more {
-			return err
-		}
-	}
+	return c.query(sql, func(*stmt) error { return nil }, args...)
 }
 
 // query runs sql with args and calls row for each result row.

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/driver"
 )
 
 // Usage errors exit with 2 and say what is wrong on stderr, nothing on
@@ -89,7 +91,7 @@ func TestJSONOutput(t *testing.T) {
 	if got := objectKeys(t, r.stdout); !reflect.DeepEqual(got, []string{"indexing", "results", "truncated"}) {
 		t.Fatalf("search keys %v", got)
 	}
-	var res searchResult
+	var res driver.SearchResult
 	decodeStrict(t, r.stdout, &res)
 	if len(res.Results) != 3 || !res.Truncated || res.Indexing {
 		t.Fatalf("3 of more results: %d results, truncated %v, indexing %v", len(res.Results), res.Truncated, res.Indexing)
@@ -128,7 +130,7 @@ func TestJSONOutput(t *testing.T) {
 	if got := objectKeys(t, r.stdout); !reflect.DeepEqual(got, []string{"hasMore", "messages", "sessionKey", "truncated"}) {
 		t.Fatalf("history keys %v", got)
 	}
-	var h historyResult
+	var h driver.History
 	decodeStrict(t, r.stdout, &h)
 	if h.SessionKey != key || len(h.Messages) != 5 || !h.HasMore {
 		t.Fatalf("history around a message: %s, %d messages, hasMore %v", h.SessionKey, len(h.Messages), h.HasMore)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
@@ -192,7 +193,7 @@ func buildComparison(ctx context.Context, conn *sql.Conn) (int, error) {
 			rows.Close()
 			return 0, err
 		}
-		var h historyResult
+		var h driver.History
 		if err := json.Unmarshal([]byte(js), &h); err != nil {
 			rows.Close()
 			return 0, err
@@ -239,7 +240,7 @@ func compare(ctx context.Context, conn *sql.Conn, q demoQuery) (ours, theirs int
 	if err = conn.QueryRowContext(ctx, `SELECT sessions_search(?, ?)`, q.query, optionsJSON(o)).Scan(&js); err != nil {
 		return
 	}
-	var res searchResult
+	var res driver.SearchResult
 	if err = json.Unmarshal([]byte(js), &res); err != nil {
 		return
 	}

@@ -6,21 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
-
-// historyResult is the JSON of sessions_history (CONTRACT.md).
-type historyResult struct {
-	SessionKey string `json:"sessionKey"`
-	Messages   []struct {
-		ID        string `json:"id"`
-		Role      string `json:"role"`
-		Timestamp int64  `json:"timestamp"`
-		Text      string `json:"text"`
-	} `json:"messages"`
-	Truncated bool `json:"truncated"`
-	HasMore   bool `json:"hasMore"`
-}
 
 func runHistory(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("history"))
@@ -60,7 +48,7 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, js)
 		return nil
 	}
-	var res historyResult
+	var res driver.History
 	if err := json.Unmarshal([]byte(js), &res); err != nil {
 		return fmt.Errorf("sessions_history returned %q: %w", js, err)
 	}

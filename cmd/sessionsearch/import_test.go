@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/driver"
 )
 
 // history is what sessions_history gives for a session: all of it (limit
@@ -25,7 +27,7 @@ func readHistory(t *testing.T, db *sql.DB, key string) history {
 	if err := db.QueryRow(`SELECT sessions_history(?, ?)`, key, optionsJSON(o)).Scan(&js); err != nil {
 		t.Fatalf("history of %s: %v", key, err)
 	}
-	var h historyResult
+	var h driver.History
 	if err := json.Unmarshal([]byte(js), &h); err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +57,10 @@ func checkHistory(t *testing.T, db *sql.DB, key string, f fixture) history {
 }
 
 // searchJSON runs the binary's search --json and decodes the answer.
-func searchJSON(t *testing.T, dbFile string, args ...string) searchResult {
+func searchJSON(t *testing.T, dbFile string, args ...string) driver.SearchResult {
 	t.Helper()
 	r := mustRun(t, append([]string{"search", "--db", dbFile, "--json", "--limit", "25"}, args...)...)
-	var res searchResult
+	var res driver.SearchResult
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("search %v: %v\n%s", args, err, r.stdout)
 	}
@@ -114,7 +116,7 @@ func TestImportFixtures(t *testing.T) {
 	for _, f := range fixtures {
 		q := found[f.name]
 		res := searchJSON(t, dbFile, q)
-		if res.Indexing || !slices.ContainsFunc(res.Results, func(r searchHit) bool { return r.SessionKey == f.key }) {
+		if res.Indexing || !slices.ContainsFunc(res.Results, func(r driver.SearchHit) bool { return r.SessionKey == f.key }) {
 			t.Fatalf("%s: %q not found in %s (indexing %v): %+v", f.name, q, f.key, res.Indexing, res.Results)
 		}
 		for _, hit := range res.Results {

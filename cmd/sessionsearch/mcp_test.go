@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessionsearch/sessionsearch/driver"
 )
 
 // connectMCP starts `sessionsearch mcp args...` and connects the SDK's
@@ -99,13 +101,13 @@ func TestMCPServer(t *testing.T) {
 	}
 
 	text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "日报", "limit": 2})
-	var res searchResult
+	var res driver.SearchResult
 	decodeStrict(t, text, &res)
 	if isErr || len(res.Results) != 2 || !res.Truncated || !strings.Contains(res.Results[0].Snippet, "日报") {
 		t.Fatalf("sessions_search: %s", text)
 	}
 	text, isErr = callTool(t, s, "sessions_history", map[string]any{"sessionKey": res.Results[0].SessionKey, "messageId": res.Results[0].MessageID, "limit": 3})
-	var h historyResult
+	var h driver.History
 	decodeStrict(t, text, &h)
 	if isErr || h.SessionKey != res.Results[0].SessionKey || len(h.Messages) != 3 {
 		t.Fatalf("sessions_history: %s", text)
@@ -138,13 +140,13 @@ func TestMCPServerCallerArgument(t *testing.T) {
 	}
 	feishu := "agent:main:session:d23482cc-fe6b-42f9-8d97-2a4415cf8b75"
 	text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "日报", "caller": feishu})
-	var own searchResult
+	var own driver.SearchResult
 	decodeStrict(t, text, &own)
 	if isErr || len(own.Results) == 0 {
 		t.Fatalf("own session: %s", text)
 	}
 	text, _ = callTool(t, s, "sessions_search", map[string]any{"query": "日报", "caller": "agent:main:session:8555a0a4-0b79-459d-939c-e17cdbbf4fe2"})
-	var other searchResult
+	var other driver.SearchResult
 	decodeStrict(t, text, &other)
 	if len(other.Results) != 0 {
 		t.Errorf("another session's caller sees the Feishu session: %s", text)

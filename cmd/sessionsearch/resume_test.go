@@ -15,7 +15,7 @@ import (
 // interrupted.
 func TestKilledImportResumes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes and imports 40 MB")
+		t.Skip("skipped with -short: writes and imports 40 MB")
 	}
 	state := t.TempDir()
 	size, files := writeStateDir(t, state, 40<<20, 400<<10, 7)

@@ -11,24 +11,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
-
-// searchResult is the JSON of sessions_search (CONTRACT.md).
-type searchResult struct {
-	Results   []searchHit `json:"results"`
-	Indexing  bool        `json:"indexing"`
-	Truncated bool        `json:"truncated"`
-}
-
-type searchHit struct {
-	SessionKey string  `json:"sessionKey"`
-	MessageID  string  `json:"messageId"`
-	Role       string  `json:"role"`
-	Timestamp  int64   `json:"timestamp"`
-	Snippet    string  `json:"snippet"`
-	Score      float64 `json:"score"`
-}
 
 func runSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("search"))
@@ -79,7 +64,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, js)
 		return nil
 	}
-	var res searchResult
+	var res driver.SearchResult
 	if err := json.Unmarshal([]byte(js), &res); err != nil {
 		return fmt.Errorf("sessions_search returned %q: %w", js, err)
 	}
