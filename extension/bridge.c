@@ -31,14 +31,8 @@ typedef struct ss_tokenizer {
 
 static int ss_tok_create(void *pUserData, const char **azArg, int nArg, Fts5Tokenizer **ppOut) {
   (void)pUserData;
-  char *zErr = 0;
-  int options = sessionsearch_go_tokenizer_options((char **)azArg, nArg, &zErr);
-  if (options < 0) {
-    /* FTS5 reports a constructor failure without our text; the message is
-       stored so that the SQL error names the option (see ss_last_error). */
-    sqlite3_free(zErr);
-    return SQLITE_ERROR;
-  }
+  int options = sessionsearch_go_tokenizer_options((char **)azArg, nArg);
+  if (options < 0) return SQLITE_ERROR; /* FTS5 says "error in tokenizer constructor" */
   ss_tokenizer *t = sqlite3_malloc(sizeof(*t));
   if (!t) return SQLITE_NOMEM;
   t->options = options;

@@ -61,21 +61,8 @@ func encodeOptions(o tokenizer.Options) C.int {
 
 func decodeOptions(v C.int) tokenizer.Options { return tokenizer.Options{Trigram: v&1 != 0} }
 
-var lastConstructorError struct {
-	sync.Mutex
-	msg string
-}
-
-// LastTokenizerError returns the message of the last failed tokenizer
-// constructor: FTS5 replaces it with "error in tokenizer constructor".
-func LastTokenizerError() string {
-	lastConstructorError.Lock()
-	defer lastConstructorError.Unlock()
-	return lastConstructorError.msg
-}
-
 //export sessionsearch_go_tokenizer_options
-func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int, pzErr **C.char) (rc C.int) {
+func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int) (rc C.int) {
 	defer func() {
 		if r := recover(); r != nil {
 			rc = -1 - panicError("tokenizer constructor", r)
@@ -87,9 +74,9 @@ func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int, pzErr **C.ch
 	}
 	opts, err := tokenizer.ParseOptions(args)
 	if err != nil {
-		lastConstructorError.Lock()
-		lastConstructorError.msg = err.Error()
-		lastConstructorError.Unlock()
+		// FTS5 reports "error in tokenizer constructor" whatever the cause;
+		// the SQLite log gets the option's name (and sessionsearch_tokens
+		// checks options with a named error).
 		logError(err.Error())
 		return -1
 	}
