@@ -85,6 +85,22 @@ func transcriptTexts(tb testing.TB, keep func(name string) bool) []string {
 	return texts
 }
 
+// englishProse returns the licence texts every Debian system carries:
+// plain English prose.
+func englishProse(tb testing.TB) []string {
+	files, _ := filepath.Glob("/usr/share/common-licenses/*")
+	var texts []string
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			texts = append(texts, string(b))
+		}
+	}
+	if len(texts) == 0 {
+		tb.Fatal("no texts in /usr/share/common-licenses")
+	}
+	return texts
+}
+
 // goSource returns Go source text from the standard library.
 func goSource(tb testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
@@ -219,7 +235,11 @@ func BenchmarkIndexBuild(b *testing.B) {
 		docs            func() []string
 		ours, reference string
 	}{
+		{"english-prose/vs-unicode61", func() []string { return corpus(englishProse(b)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"english-transcripts/vs-unicode61", func() []string { return corpus(transcriptTexts(b, english)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"english-and-code/vs-unicode61", func() []string {
+			return corpus(append(append(englishProse(b), transcriptTexts(b, english)...), goSource(b)[:8]...))
+		}, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"go-code/vs-unicode61", func() []string { return corpus(goSource(b)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"multilingual-transcripts/vs-unicode61", func() []string { return corpus(transcriptTexts(b, multilingual)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"multilingual-catalogs/vs-unicode61", func() []string {

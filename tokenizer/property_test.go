@@ -246,3 +246,17 @@ func TestGoldenTokens(t *testing.T) {
 		}
 	}
 }
+
+// Lower-case ASCII words need no folding: their tokens point into the
+// input instead of a copy.
+func TestASCIIWordsPointIntoInput(t *testing.T) {
+	var o Output
+	Options{}.Tokenize([]byte("plain words, Capital and camelCase"), false, &o)
+	for _, tk := range o.Tokens {
+		inSource := tk.Flags&InSource != 0
+		text := string(o.Text(tk))
+		if want := text == "plain" || text == "words" || text == "and"; inSource != want {
+			t.Errorf("token %q: in the input = %v, want %v", text, inSource, want)
+		}
+	}
+}

@@ -183,9 +183,9 @@ func nextNonASCII(s []byte, i int) int {
 
 // Classes of ASCII bytes for ascii.
 const (
-	asciiSeparator = iota
-	asciiLower     // lower-case letters and digits
-	asciiUpper
+	asciiSeparator = 0
+	asciiLower     = 1 // lower-case letters and digits
+	asciiUpper     = 2
 )
 
 var asciiClass = func() (t [256]uint8) {
@@ -212,31 +212,32 @@ var asciiSpace = func() (t [256]bool) {
 // camelCase boundaries. Lower-case words point into the input (InSource);
 // other words are lower-cased into the folded text.
 func (e *emitter) ascii(from, to int) {
-	src := e.src
-	for i := from; i < to; {
+	src := e.src[:to]
+	tokens := e.tokens
+	for i := from; i < len(src); {
 		first := asciiClass[src[i]]
 		if first == asciiSeparator {
 			i++
 			continue
 		}
 		j := i + 1
-		upper := false // an upper-case letter after the first
-		for j < to {
+		var seen uint8 // the classes after the first character
+		for j < len(src) {
 			c := asciiClass[src[j]]
 			if c == asciiSeparator {
 				break
 			}
-			upper = upper || c == asciiUpper
+			seen |= c
 			j++
 		}
 		e.lastGram = false
 		switch {
-		case first != asciiUpper && !upper:
-			e.tokens = append(e.tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: InSource})
-		case !upper:
+		case (first|seen)&asciiUpper == 0:
+			tokens = append(tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: InSource})
+		case seen&asciiUpper == 0:
 			f0 := int32(len(e.fb))
 			e.fb = appendLower(e.fb, src[i:j])
-			e.tokens = append(e.tokens, Token{Folded: f0, Len: int32(j - i), Start: int32(i), End: int32(j)})
+			tokens = append(tokens, Token{Folded: f0, Len: int32(j - i), Start: int32(i), End: int32(j)})
 		default:
 			f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
 			e.fb = appendLower(e.fb, src[i:j])
@@ -244,16 +245,17 @@ func (e *emitter) ascii(from, to int) {
 			e.o.camel = cuts
 			prev, flags := int32(i), int32(0)
 			if len(cuts) > 0 && !e.query {
-				e.tokens = append(e.tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j)})
+				tokens = append(tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j)})
 				flags = Colocated
 			}
 			for _, c := range append(cuts, int32(j)) {
-				e.tokens = append(e.tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c, Flags: flags})
+				tokens = append(tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c, Flags: flags})
 				prev, flags = c, 0
 			}
 		}
 		i = j
 	}
+	e.tokens = tokens
 }
 
 // general emits the tokens of src[from:to], which starts after a separator
