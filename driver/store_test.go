@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 )
@@ -418,4 +419,70 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Events written before sessionsearch_migrate() (the contract's tables,
+// created by someone else) become pending sessions that sessions_reconcile
+// indexes; events whose session has no row get one.
+func TestMigrateExistingEvents(t *testing.T) {
+	db, err := driver.Open(filepath.Join(t.TempDir(), "old.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for _, q := range []string{
+		`CREATE TABLE sessions(session_key TEXT PRIMARY KEY, spawned_by TEXT, parent_session_key TEXT, created_at INTEGER)`,
+		`CREATE TABLE transcript_events(session_key TEXT NOT NULL REFERENCES sessions ON DELETE CASCADE, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_key, seq))`,
+		`INSERT INTO sessions(session_key) VALUES ('agent:main:old')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key, events := range map[string][]string{
+		"agent:main:old":    {string(message("a", "", "user", "vintage question", 1)), string(message("b", "a", "assistant", "vintage answer", 2))},
+		"agent:main:orphan": {string(message("c", "", "user", "vintage orphan", 3))},
+	} {
+		for seq, ev := range events {
+			if _, err := db.Exec(`INSERT INTO transcript_events VALUES (?1, ?2, ?3)`, key, seq, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != 1 {
+		t.Fatalf("migrate: %d, %v", v, err)
+	}
+	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 2 {
+		t.Fatalf("%d pending sessions after migrating, want 2", st.PendingSessions)
+	}
+	opts := driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}}
+	if res, _ := db.Search(ctx, "vintage", opts); len(res.Results) != 0 || !res.Indexing {
+		t.Fatalf("before reconcile: %d results, indexing=%v", len(res.Results), res.Indexing)
+	}
+	for {
+		res, err := db.Reconcile(ctx, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Pending == 0 {
+			break
+		}
+	}
+	if res, _ := db.Search(ctx, "vintage", opts); len(res.Results) != 3 || res.Indexing {
+		t.Fatalf("after reconcile: %+v", res)
+	}
+	// Appending after the migration continues the session in order.
+	if _, err := db.Append(ctx, "agent:main:old", message("d", "b", "user", "vintage follow-up", 4)); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 0 {
+		t.Fatalf("an in-order append after reconcile left %d sessions pending", st.PendingSessions)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != 1 {
+		t.Fatalf("second migrate: %d, %v", v, err)
+	}
+	if res, _ := db.Search(ctx, "vintage", opts); len(res.Results) != 4 {
+		t.Fatalf("after a second migrate: %d results", len(res.Results))
+	}
 }
