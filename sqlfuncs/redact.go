@@ -24,6 +24,12 @@ import (
 // Redaction is for copies handed to a model (snippets, history texts); the
 // stored transcript is never rewritten.
 
+// RedactionVersion identifies Redact's output. The search index holds
+// masked text, so an index built with other rules must be rebuilt: change
+// this whenever any text would be masked differently (testdata/redact.golden
+// pins the output).
+const RedactionVersion = 1
+
 // Span is a secret found in a text: byte offsets [Start,End) and its kind.
 type Span struct {
 	Start, End int

@@ -3,6 +3,7 @@ package sqlfuncs
 import (
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -754,6 +755,50 @@ func TestRedactLargeInputs(t *testing.T) {
 		out, _ := Redact(text)
 		if !utf8.ValidString(out) && utf8.ValidString(text) {
 			t.Errorf("Redact(%q × %d) returned invalid UTF-8", unit, size/len(unit))
+		}
+	}
+}
+
+var updateRedact = flag.Bool("update", false, "rewrite testdata/redact.golden")
+
+// TestGoldenRedaction pins Redact's output on the secret corpus and the
+// false positives: the search index holds masked text, so any change must
+// be deliberate (run with -update, review the diff, bump RedactionVersion).
+func TestGoldenRedaction(t *testing.T) {
+	var b strings.Builder
+	texts := falsePositives()
+	for _, s := range secretSamples() {
+		texts = append(texts, s.text)
+	}
+	for _, text := range texts {
+		out, _ := Redact(text)
+		fmt.Fprintf(&b, "%+q -> %+q\n", text, out)
+	}
+	const path = "testdata/redact.golden"
+	if *updateRedact {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, wantLines := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(got), len(wantLines)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(wantLines) {
+			w = wantLines[i]
+		}
+		if g != w {
+			t.Fatalf("redaction output changed at line %d:\n got: %s\nwant: %s\n(go test -run GoldenRedaction -update rewrites it after a deliberate change; bump RedactionVersion)", i+1, g, w)
 		}
 	}
 }
