@@ -63,42 +63,41 @@ func (e modelEvent) json() string {
 }
 
 // modelSearchable returns the seqs of the searchable messages of a session:
-// the user and assistant messages on the path from the leaf up.
+// the user and assistant messages on the path from the leaf up. Links are
+// resolved when an entry is appended: an id names the latest entry with it
+// so far, and an entry without parentId hangs from the leaf of that moment.
 func modelSearchable(evs []modelEvent) map[int]string {
-	leaf := ""
+	const none = -1
+	leaf := none
 	latest := map[string]int{}
-	parents := make([]string, len(evs))
+	parent := make([]int, len(evs))
 	for i, e := range evs {
-		if e.hasParent {
-			parents[i] = e.parent
-		} else {
-			parents[i] = leaf
+		switch p, known := latest[e.parent]; {
+		case !e.hasParent:
+			parent[i] = leaf
+		case e.parent != "" && known:
+			parent[i] = p
+		default: // a new root, or a parent not appended before
+			parent[i] = none
 		}
-		switch {
+		switch t, known := latest[e.target]; {
 		case e.typ == "leaf":
-			if _, known := latest[e.target]; known {
-				leaf = e.target
+			if known {
+				leaf = t
 			}
 		case e.side || e.id == "":
 		default:
-			leaf = e.id
+			leaf = i
 		}
 		if e.id != "" {
 			latest[e.id] = i
 		}
 	}
 	out := map[int]string{}
-	visited := map[int]bool{}
-	for id := leaf; id != ""; {
-		i, ok := latest[id]
-		if !ok || visited[i] {
-			break
-		}
-		visited[i] = true
+	for i := leaf; i != none; i = parent[i] {
 		if e := evs[i]; e.typ == "message" && (e.role == "user" || e.role == "assistant") {
 			out[i] = e.text
 		}
-		id = parents[i]
 	}
 	return out
 }
@@ -252,6 +251,41 @@ func (s *storeRunner) check(when string) {
 		got[key][seq] = text
 	}
 	rows.Close()
+	// The index itself, read through fts5vocab (a scan of sessionsearch_fts
+	// reads its content view): each message's unique w<n> token.
+	indexed := map[string]map[int]string{}
+	rows, err = s.conn.QueryContext(s.ctx, `SELECT s.session_key, v.doc & 4294967295, v.term
+		FROM temp.index_terms v JOIN sessionsearch_sessions s ON s.sid = v.doc >> 32
+		WHERE v.term >= 'w0' AND v.term < 'w:' AND v.term GLOB 'w[0-9]*'`)
+	s.must(err, "read index terms")
+	for rows.Next() {
+		var key, term string
+		var seq int
+		s.must(rows.Scan(&key, &seq, &term), "scan")
+		if indexed[key] == nil {
+			indexed[key] = map[int]string{}
+		}
+		if indexed[key][seq] != "" {
+			s.t.Fatalf("%s: session %q seq %d is indexed with %s and %s", when, key, seq, indexed[key][seq], term)
+		}
+		indexed[key][seq] = term
+	}
+	rows.Close()
+	for key, docs := range indexed {
+		if pending[key] {
+			continue
+		}
+		for seq, term := range docs {
+			if text, ok := got[key][seq]; !ok || !strings.HasSuffix(text, " "+term) {
+				s.t.Fatalf("%s: session %q seq %d: the index has %s, the content %q", when, key, seq, term, text)
+			}
+		}
+	}
+	for key, texts := range got {
+		if !pending[key] && len(indexed[key]) != len(texts) {
+			s.t.Fatalf("%s: session %q: %d messages in the index, %d in its content", when, key, len(indexed[key]), len(texts))
+		}
+	}
 	for _, key := range s.model.order {
 		if _, ok := pending[key]; !ok {
 			s.t.Fatalf("%s: session %q has no store row", when, key)
@@ -290,6 +324,9 @@ func TestStoreModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.index_terms USING fts5vocab(main, sessionsearch_fts, instance)`); err != nil {
+				t.Fatal(err)
+			}
 			s := &storeRunner{t: t, r: rand.New(rand.NewSource(int64(seed))), ctx: ctx, conn: conn,
 				model: model{sessions: map[string][]modelEvent{}}}
 			for step := 0; step < 300; step++ {
@@ -311,6 +348,11 @@ func TestStoreModel(t *testing.T) {
 					s.must(s.exec(`COMMIT`), "commit")
 				}
 				s.check(fmt.Sprintf("step %d", step))
+				if step%10 == 9 {
+					if err := s.exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
+						t.Fatalf("step %d: fts5 integrity-check: %v", step, err)
+					}
+				}
 			}
 			// Reconcile everything and check every session.
 			for {

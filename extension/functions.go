@@ -55,9 +55,9 @@ var functions = []function{
 	{"sessions_reconcile", -1, directOnly, fnReconcile},
 	{"sessions_index_status", 0, 0, fnIndexStatus},
 	// Called by the store's triggers.
-	{"sessionsearch_entry", 7, innocuous, fnEntry},
+	{"sessionsearch_entry", 11, innocuous, fnEntry},
+	{"sessionsearch_index_version", 0, deterministic | innocuous, fnIndexVersion},
 	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
-	{"sessionsearch_deferring", 0, innocuous, fnDeferring},
 	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
 	{"sessionsearch_repath", 1, innocuous, fnRepath},
 }
@@ -107,9 +107,9 @@ func fnVersion(c *call) error {
 }
 
 func fnDebug(c *call) error {
-	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d",
+	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d index=%s",
 		Version, Commit, BuildDate, runtime.Version(), C.GoString(C.ss_libversion()),
-		tokenizer.UnicodeVersion, tokenizer.Version))
+		tokenizer.UnicodeVersion, tokenizer.Version, indexVersion()))
 	return nil
 }
 

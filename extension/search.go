@@ -239,7 +239,7 @@ func activePath(db conn, key string, sid int64, pending bool) ([]sqlfuncs.Histor
 	var events []event
 	sql := `SELECT t.seq, t.event FROM sessionsearch_entries e
 		JOIN transcript_events t ON t.session_key = ?1 AND t.seq = e.id & 4294967295
-		WHERE e.sid = ?2 AND e.active ORDER BY e.id`
+		WHERE e.id BETWEEN ?2 << 32 AND (?2 << 32) | 4294967295 AND e.active ORDER BY e.id`
 	if pending {
 		sql = `SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND ?2 IS NOT NULL ORDER BY seq`
 	}

@@ -18,11 +18,15 @@ import (
 // text on each session's active path, in the same transaction:
 //
 //   - An appended event that extends the active path (the common case) is
-//     indexed by the trigger's own SQL, compiled once with the INSERT.
-//   - Any other change of the path (a leaf entry, a branch, a duplicate id)
-//     calls sessionsearch_repath, which replays the session's entries with
-//     the rules of package transcript and applies the difference. Sessions
-//     over maxInlineMessages messages are deferred instead.
+//     indexed by the trigger's own SQL, compiled once with the INSERT. Ids
+//     are resolved at append time (package transcript), so deciding this
+//     needs only the session's tip (its leaf, and whether the leaf's id
+//     still names it), which the session's newest entry carries: no lookup
+//     by id, and no other row to write.
+//   - Any other change of the path (a leaf entry, a branch) calls
+//     sessionsearch_repath, which replays the session's entries with the
+//     rules of package transcript and applies the difference. Sessions over
+//     maxInlineMessages messages are deferred instead.
 //   - Bulk loading (sessions_defer_indexing), events that predate the schema
 //     or arrive out of order mark the session pending: it is left out of
 //     search until sessions_reconcile has rebuilt it.
@@ -30,6 +34,12 @@ import (
 // Internal tables are prefixed sessionsearch_. The FTS5 rowid of a message,
 // like the id of every entry, is sid<<32 | seq, so a session's rows form one
 // rowid range and its visibility can be read off the rowid.
+//
+// The index is an external-content FTS5 table over the view
+// sessionsearch_content, which reads each active message's text from its
+// event: the text is stored once, in transcript_events. Index rows are
+// therefore removed while their entry is still active, since FTS5 reads the
+// view to know which tokens to remove.
 
 // SchemaVersion is what sessionsearch_migrate() returns.
 const SchemaVersion = 1
@@ -37,6 +47,9 @@ const SchemaVersion = 1
 // maxInlineMessages is the size up to which a branch or rewind is indexed in
 // the same transaction (contract: sessions over 10,000 messages may defer).
 const maxInlineMessages = 10000
+
+// maxSeq is the highest seq: an entry's id keeps the seq in 32 bits.
+const maxSeq = 0xFFFFFFFF
 
 // Entry flags, stored in the entry's info.
 const (
@@ -59,32 +72,37 @@ var schema = []string{
 		event       TEXT NOT NULL,
 		PRIMARY KEY (session_key, seq))`,
 	`CREATE TABLE IF NOT EXISTS sessionsearch_meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID`,
-	// One row per session: its number, leaf, size and indexing state.
-	// last_seq: the highest seq appended. rebuilt_seq: NULL when every event
-	// has its entry; for events that predate the store, the seq up to which
-	// sessions_reconcile has read them.
+	// One row per session: its number and indexing state. rebuilt_seq:
+	// NULL when every event has its entry; for events that predate the
+	// store, the seq up to which sessions_reconcile has read them.
 	`CREATE TABLE IF NOT EXISTS sessionsearch_sessions(
 		sid         INTEGER PRIMARY KEY,
 		session_key TEXT NOT NULL UNIQUE,
-		leaf_id     TEXT,
-		messages    INTEGER NOT NULL DEFAULT 0,
 		pending     INTEGER NOT NULL DEFAULT 0,
-		last_seq    INTEGER NOT NULL DEFAULT -1,
 		rebuilt_seq INTEGER)`,
 	`CREATE INDEX IF NOT EXISTS sessionsearch_sessions_pending ON sessionsearch_sessions(pending) WHERE pending`,
-	// One row per event: info is sessionsearch_entry()'s JSON array
-	// [id, hasParent, parentId, flags, role, timestamp, targetId, extends];
-	// extends is 1 when, at append time, the entry continued the active path.
+	// One row per event: info is the JSON array [id, hasParent, parentId,
+	// flags, role, timestamp, targetId, active, leaf, leafKey, messages].
+	// The last three are the session's tip after the entry, valid in its
+	// newest entry: the seq of the leaf (-1 for none), the leaf's id while
+	// that id names it, and the number of message entries.
 	`CREATE TABLE IF NOT EXISTS sessionsearch_entries(
 		id       INTEGER PRIMARY KEY,
 		info     TEXT NOT NULL,
-		active   INTEGER NOT NULL DEFAULT 0,
-		sid      INTEGER AS (id >> 32) STORED,
-		entry_id TEXT AS (info ->> 0) STORED,
 		flags    INTEGER AS (info ->> 3) STORED,
+		active   INTEGER AS (info ->> 7) STORED,
+		sid      INTEGER AS (id >> 32) VIRTUAL,
+		entry_id TEXT AS (info ->> 0) VIRTUAL,
 		ts       INTEGER AS (info ->> 5) VIRTUAL)`,
-	`CREATE INDEX IF NOT EXISTS sessionsearch_entries_by_id ON sessionsearch_entries(sid, entry_id)`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS sessionsearch_fts USING fts5(text, tokenize='sessionsearch')`,
+	// What the index holds: the masked text of each active message.
+	`CREATE VIEW IF NOT EXISTS sessionsearch_content(id, text) AS
+		SELECT e.id, sessionsearch_message_text(s.session_key, e.id & 4294967295, t.event)
+		FROM sessionsearch_entries AS e
+		JOIN sessionsearch_sessions AS s ON s.sid = e.id >> 32
+		JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = e.id & 4294967295
+		WHERE e.active AND e.flags & 1`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS sessionsearch_fts USING fts5(text, tokenize='sessionsearch',
+		content='sessionsearch_content', content_rowid='id')`,
 	// The searchable messages, by FTS5 rowid, for queries such as the
 	// README's single SELECT.
 	`CREATE VIEW IF NOT EXISTS sessionsearch_messages AS
@@ -101,12 +119,17 @@ var schema = []string{
 		SELECT sessionsearch_refuse('sessions', 'session_key cannot change: insert the session under its new key', OLD.session_key, NULL);
 	END`,
 	// Before the row goes, so that deleting its events (here, or by a
-	// foreign-key cascade) is not refused as an edit of a live transcript.
+	// foreign-key cascade) is not refused as an edit of a live transcript;
+	// index rows first, while the content view still shows their text.
 	`CREATE TRIGGER IF NOT EXISTS sessionsearch_session_delete BEFORE DELETE ON sessions BEGIN
+		SELECT sessionsearch_refuse('sessions', 'the search index was built by another version of sessionsearch: run SELECT sessionsearch_migrate() first', OLD.session_key, NULL)
+			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
 		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
-		DELETE FROM sessionsearch_entries WHERE sid = (SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key);
+		DELETE FROM sessionsearch_entries WHERE id BETWEEN
+			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
 		DELETE FROM sessionsearch_sessions WHERE session_key = OLD.session_key;
 		DELETE FROM transcript_events WHERE session_key = OLD.session_key;
 	END`,
@@ -118,39 +141,28 @@ var schema = []string{
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the whole session from sessions', OLD.session_key, OLD.seq);
 	END`,
 	`CREATE TRIGGER IF NOT EXISTS sessionsearch_event_insert AFTER INSERT ON transcript_events BEGIN
-		-- Events out of order, bulk loading on this connection: the session
-		-- waits for sessions_reconcile.
-		UPDATE sessionsearch_sessions SET pending = 1
-			WHERE session_key = NEW.session_key AND NOT pending
-				AND (NEW.seq <> last_seq + 1 OR sessionsearch_deferring());
-		-- The entry; sessionsearch_entry refuses unknown sessions, bad events
-		-- and a seq stored before (INSERT OR REPLACE).
+		-- The entry, from the event and the session's newest entry (its
+		-- tip). sessionsearch_entry refuses unknown sessions, bad events, a
+		-- seq stored before (INSERT OR REPLACE) and an index of another
+		-- version; it marks the session pending when the event is out of
+		-- order or this connection defers indexing.
 		INSERT INTO sessionsearch_entries(id, info)
-			SELECT (s.sid << 32) | NEW.seq, sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.leaf_id, s.pending,
-					EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq))
-			FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key;
+			SELECT (s.sid << 32) | NEW.seq, sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.pending,
+					EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq),
+					(SELECT value FROM sessionsearch_meta WHERE key = 'index_version'),
+					t.id, t.info ->> 8, t.info ->> 9, t.info ->> 10)
+			FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
+				LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
+					WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1);
 		-- The common case: the entry extends the active path.
-		UPDATE sessionsearch_entries SET active = 1
-			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
-				AND info ->> 7
-				AND NOT EXISTS (SELECT 1 FROM sessionsearch_entries d WHERE d.sid = sessionsearch_entries.sid
-					AND d.entry_id = sessionsearch_entries.entry_id AND d.id <> sessionsearch_entries.id);
 		INSERT INTO sessionsearch_fts(rowid, text)
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
 			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
 				AND active AND flags & 1;
-		UPDATE sessionsearch_sessions SET
-				leaf_id = coalesce((SELECT e.entry_id FROM sessionsearch_entries e
-					WHERE e.id = (sessionsearch_sessions.sid << 32) | NEW.seq AND e.active), leaf_id),
-				messages = messages + (SELECT e.flags & 1 FROM sessionsearch_entries e
-					WHERE e.id = (sessionsearch_sessions.sid << 32) | NEW.seq),
-				last_seq = max(last_seq, NEW.seq)
-			WHERE session_key = NEW.session_key;
-		-- Anything else that can move the path: replay the session.
+		-- A leaf entry or a branch: replay the session.
 		SELECT sessionsearch_repath(s.sid) FROM sessionsearch_sessions s JOIN sessionsearch_entries e ON e.id = (s.sid << 32) | NEW.seq
 			WHERE s.session_key = NEW.session_key AND NOT s.pending AND NOT e.active
-				AND (e.flags & 2 OR (e.entry_id IS NOT NULL AND e.flags & 4 = 0)
-					OR EXISTS (SELECT 1 FROM sessionsearch_entries d WHERE d.sid = e.sid AND d.entry_id = e.entry_id AND d.id <> e.id));
+				AND (e.flags & 2 OR (e.entry_id IS NOT NULL AND e.flags & 4 = 0));
 	END`,
 }
 
@@ -184,10 +196,9 @@ func fnMigrate(c *call) error {
 
 func migrate(c *call) error {
 	db := c.conn()
-	var hadEvents bool
-	err := db.query(`SELECT 1 FROM sqlite_schema WHERE name = 'transcript_events' AND type = 'table'
-		AND NOT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sessionsearch_sessions')`,
-		func(*stmt) error { hadEvents = true; return nil })
+	fresh := false
+	err := db.query(`SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sessionsearch_sessions')`,
+		func(*stmt) error { fresh = true; return nil })
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
@@ -196,28 +207,32 @@ func migrate(c *call) error {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	var tokVersion int64 = -1
-	if err := db.query(`SELECT value FROM sessionsearch_meta WHERE key = 'tokenizer_version'`,
-		func(s *stmt) error { tokVersion = s.int(0); return nil }); err != nil {
+	built := ""
+	if err := db.query(`SELECT value FROM sessionsearch_meta WHERE key = 'index_version'`,
+		func(s *stmt) error { built = s.text(0); return nil }); err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	steps := []string{
-		fmt.Sprintf(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', %d), ('tokenizer_version', %d)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, tokenizer.Version),
+		fmt.Sprintf(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', %d), ('index_version', '%s')
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, indexVersion()),
 	}
-	if hadEvents {
-		// Events written before the store existed: their sessions (created
-		// if only their events exist) are indexed by sessions_reconcile.
+	if fresh {
+		// Sessions and events written before the store existed: the
+		// sessions (created if only their events exist) are registered,
+		// and those with events are indexed by sessions_reconcile.
 		steps = append(steps,
 			`INSERT INTO sessions(session_key) SELECT DISTINCT session_key FROM transcript_events WHERE true
 				ON CONFLICT(session_key) DO NOTHING`,
-			`INSERT INTO sessionsearch_sessions(session_key, pending, rebuilt_seq, last_seq)
-				SELECT session_key, 1, -1, coalesce((SELECT max(seq) FROM transcript_events e WHERE e.session_key = sessions.session_key), -1)
-				FROM sessions WHERE true
-				ON CONFLICT(session_key) DO UPDATE SET pending = 1, rebuilt_seq = -1, last_seq = excluded.last_seq`)
+			`INSERT INTO sessionsearch_sessions(session_key, pending, rebuilt_seq)
+				SELECT session_key, 1, -1 FROM sessions
+				WHERE EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_key = sessions.session_key)
+				ON CONFLICT(session_key) DO UPDATE SET pending = 1, rebuilt_seq = -1`,
+			`INSERT INTO sessionsearch_sessions(session_key) SELECT session_key FROM sessions WHERE true
+				ON CONFLICT(session_key) DO NOTHING`)
 	}
-	if tokVersion >= 0 && tokVersion != tokenizer.Version {
-		// A new tokenizer version: tokens in the index are stale.
+	if built != "" && built != indexVersion() {
+		// Tokens or masked text of another version: rebuild the index
+		// from the content view.
 		steps = append(steps, `INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`)
 	}
 	for _, sql := range steps {
@@ -229,6 +244,13 @@ func migrate(c *call) error {
 	return nil
 }
 
+// indexVersion identifies what the index holds: the tokenizer's tokens of
+// the text masked by the redaction rules. Another value in
+// sessionsearch_meta means the index must be rebuilt before it is changed.
+func indexVersion() string {
+	return fmt.Sprintf("%d.%d", tokenizer.Version, sqlfuncs.RedactionVersion)
+}
+
 func fnDeferIndexing(c *call) error {
 	v, err := c.int(0, "on")
 	if err != nil {
@@ -237,11 +259,6 @@ func fnDeferIndexing(c *call) error {
 	was := c.state.deferIndexing
 	c.state.deferIndexing = v != 0
 	c.resultInt(boolInt(was))
-	return nil
-}
-
-func fnDeferring(c *call) error {
-	c.resultInt(boolInt(c.state.deferIndexing))
 	return nil
 }
 
@@ -262,9 +279,20 @@ func fnRefuse(c *call) error {
 	return fmt.Errorf("%s: %s (session %q, seq %d)", c.text(0), c.text(1), c.text(2), seq)
 }
 
-// info is the stored form of a transcript.Entry; extends records that it
-// continued the active path when it was appended.
-func info(e transcript.Entry, extends bool) []byte {
+// tip is a session's state for appends, after one of its entries: the seq
+// of its leaf (-1 for none), the leaf's key (its id while that id names
+// it, else "") and how many message entries the session has.
+type tip struct {
+	leaf     int64
+	key      string
+	messages int64
+}
+
+var noTip = tip{leaf: -1}
+
+// info is the stored form of a transcript.Entry, whether it is on the
+// active path, and the session's tip after it.
+func info(e transcript.Entry, active bool, t tip) []byte {
 	flags := 0
 	if e.Message {
 		flags |= flagMessage
@@ -275,7 +303,7 @@ func info(e transcript.Entry, extends bool) []byte {
 	if e.Side {
 		flags |= flagSide
 	}
-	b := make([]byte, 0, 64+len(e.ID)+len(e.ParentID)+len(e.TargetID))
+	b := make([]byte, 0, 80+len(e.ID)+len(e.ParentID)+len(e.TargetID)+len(t.key))
 	b = append(b, '[')
 	b = appendJSONString(b, e.ID)
 	b = append(b, ',')
@@ -291,7 +319,13 @@ func info(e transcript.Entry, extends bool) []byte {
 	b = append(b, ',')
 	b = appendJSONString(b, e.TargetID)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, boolInt(extends), 10)
+	b = strconv.AppendInt(b, boolInt(active), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, t.leaf, 10)
+	b = append(b, ',')
+	b = appendJSONString(b, t.key)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, t.messages, 10)
 	return append(b, ']')
 }
 
@@ -318,7 +352,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 func parseInfo(s string) (transcript.Entry, error) {
 	var v []json.RawMessage
-	if err := json.Unmarshal([]byte(s), &v); err != nil || len(v) != 8 {
+	if err := json.Unmarshal([]byte(s), &v); err != nil || len(v) != 11 {
 		return transcript.Entry{}, fmt.Errorf("bad entry info %q", s)
 	}
 	str := func(raw json.RawMessage) string {
@@ -339,12 +373,16 @@ func parseInfo(s string) (transcript.Entry, error) {
 	return e, nil
 }
 
-// fnEntry: sessionsearch_entry(session_key, seq, event, sid, leaf_id,
-// pending, exists) reads an event for the store, or refuses it with an error
-// that names session and seq: an unknown session (sid NULL), an event that
-// is not a JSON object with a type, a seq that was stored before (exists).
-// It records whether the entry extends the active path: it has an id, moves
-// the leaf, and hangs from the current leaf.
+// fnEntry: sessionsearch_entry(session_key, seq, event, sid, pending,
+// exists, index_version, newest_id, leaf, leaf_key, messages) reads an
+// event for the store, or refuses it with an error that names session and
+// seq: an unknown session (sid NULL), an event that is not a JSON object
+// with a type, a seq that was stored before (exists), an index built by
+// another version. The last four arguments are the id and tip of the
+// session's newest entry (NULL when it has none). It returns the entry's
+// info: whether it extends the active path, and the session's next tip. An
+// event out of order, or any event while this connection defers indexing,
+// makes the session pending.
 func fnEntry(c *call) error {
 	key, event := c.text(0), c.textBytes(2)
 	seq, err := c.int(1, "seq")
@@ -354,25 +392,61 @@ func fnEntry(c *call) error {
 	if c.isNull(3) {
 		return fmt.Errorf("transcript_events: unknown session: insert it into sessions first (session %q, seq %d)", key, seq)
 	}
-	if exists, _ := c.int(6, "exists"); exists != 0 {
+	if exists, _ := c.int(5, "exists"); exists != 0 {
 		return fmt.Errorf("transcript_events: an event with this session and seq was stored before: use INSERT OR IGNORE (session %q, seq %d)", key, seq)
 	}
-	if seq < 0 || seq > 0xFFFFFFFF {
-		return fmt.Errorf("transcript_events: seq must be 0..4294967295 (session %q, seq %d)", key, seq)
+	if seq < 0 || seq > maxSeq {
+		return fmt.Errorf("transcript_events: seq must be 0..%d (session %q, seq %d)", maxSeq, key, seq)
+	}
+	if v := c.text(6); v != indexVersion() {
+		return fmt.Errorf("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first (session %q, seq %d)",
+			v, indexVersion(), key, seq)
 	}
 	e, text, err := transcript.Read(event)
 	if err != nil {
 		return fmt.Errorf("transcript_events: %v (session %q, seq %d)", err, key, seq)
 	}
-	pending, _ := c.int(5, "pending")
-	leaf := c.text(4)
-	extends := pending == 0 && e.ID != "" && !e.Leaf() && !e.Side && transcript.ResolveParent(e, leaf) == leaf
+	sid, _ := c.int(3, "sid")
+	pending, _ := c.int(4, "pending")
+	t, newest := noTip, int64(-1)
+	if !c.isNull(7) {
+		newest, _ = c.int(7, "newest")
+		newest &= maxSeq
+		t.leaf, _ = c.int(8, "leaf")
+		t.key = c.text(9)
+		t.messages, _ = c.int(10, "messages")
+	}
+	if pending == 0 && (c.state.deferIndexing || seq != newest+1) {
+		pending = 1
+		if err := c.conn().exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, sid); err != nil {
+			return fmt.Errorf("transcript_events: %w (session %q, seq %d)", err, key, seq)
+		}
+	}
+	extends := pending == 0 && transcript.Extends(e, t.leaf >= 0, t.key)
+	if e.Message {
+		t.messages++
+	}
+	switch {
+	case extends:
+		t.leaf, t.key = seq, e.ID
+	case pending != 0 || transcript.Moves(e):
+		// sessionsearch_repath or sessions_reconcile sets the leaf.
+	default:
+		t.key = transcript.KeyAfter(e, t.key)
+	}
 	last := &c.state.last
 	last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, event), ""
 	if e.Message {
 		last.text = indexText(text)
 	}
-	c.resultBytes(info(e, extends))
+	c.resultBytes(info(e, extends, t))
+	return nil
+}
+
+// fnIndexVersion: sessionsearch_index_version() is indexVersion(), for the
+// store's triggers.
+func fnIndexVersion(c *call) error {
+	c.resultText(indexVersion())
 	return nil
 }
 
@@ -408,8 +482,8 @@ func fnRepath(c *call) error {
 	}
 	db := c.conn()
 	var messages int64
-	if err := db.query(`SELECT messages FROM sessionsearch_sessions WHERE sid = ?1`,
-		func(s *stmt) error { messages = s.int(0); return nil }, sid); err != nil {
+	if err := db.query(`SELECT info ->> 10 FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
+		func(s *stmt) error { messages = s.int(0); return nil }, sid<<32, sid<<32|maxSeq); err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	if messages > maxInlineMessages {
@@ -421,10 +495,10 @@ func fnRepath(c *call) error {
 	return nil
 }
 
-// applyPath replays session sid from its entries and makes the index match
-// its active path. With a non-zero deadline it stops when the deadline has
-// passed (checking every reconcileChunk changes) and reports done=false; a
-// later call goes on where it stopped.
+// applyPath replays session sid from its entries, makes the index match
+// its active path and writes its tip. With a non-zero deadline it stops
+// when the deadline has passed (checking every reconcileChunk changes) and
+// reports done=false; a later call goes on where it stopped.
 func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 	type row struct {
 		id     int64
@@ -432,20 +506,24 @@ func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 		entry  transcript.Entry
 	}
 	var rows []row
-	err = db.query(`SELECT id, info, active FROM sessionsearch_entries WHERE sid = ?1 ORDER BY id`, func(s *stmt) error {
+	err = db.query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(s *stmt) error {
 		e, err := parseInfo(s.text(1))
 		if err != nil {
 			return err
 		}
 		rows = append(rows, row{s.int(0), s.int(2) != 0, e})
 		return nil
-	}, sid)
+	}, sid<<32, sid<<32|maxSeq)
 	if err != nil {
 		return false, err
 	}
 	r := transcript.NewReplay()
+	next := noTip
 	for _, rw := range rows {
 		r.Append(rw.entry)
+		if rw.entry.Message {
+			next.messages++
+		}
 	}
 	onPath := make([]bool, len(rows))
 	for _, i := range r.Path() {
@@ -457,7 +535,7 @@ func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 		return false, err
 	}
 	stmts, err := db.prepareAll(
-		`UPDATE sessionsearch_entries SET active = ?2 WHERE id = ?1`,
+		`UPDATE sessionsearch_entries SET info = json_replace(info, '$[7]', ?2) WHERE id = ?1`,
 		`DELETE FROM sessionsearch_fts WHERE rowid = ?1`,
 		`SELECT event FROM transcript_events WHERE session_key = ?1 AND seq = ?2`,
 		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`)
@@ -474,16 +552,23 @@ func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 		if changes++; !deadline.IsZero() && changes%reconcileChunk == 0 && !time.Now().Before(deadline) {
 			return false, nil
 		}
-		if err := setActive.run(rw.id, boolInt(onPath[i])); err != nil {
+		if !onPath[i] {
+			// FTS5 reads the text to unindex from the content view: while
+			// the entry is still active.
+			if rw.entry.Message {
+				if err := unindex.run(rw.id); err != nil {
+					return false, err
+				}
+			}
+			if err := setActive.run(rw.id, 0); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if err := setActive.run(rw.id, 1); err != nil {
 			return false, err
 		}
 		if !rw.entry.Message {
-			continue
-		}
-		if !onPath[i] {
-			if err := unindex.run(rw.id); err != nil {
-				return false, err
-			}
 			continue
 		}
 		if err := readEvent.bind(key, rw.id&0xFFFFFFFF); err != nil {
@@ -503,11 +588,19 @@ func applyPath(db conn, sid int64, deadline time.Time) (done bool, err error) {
 			return false, err
 		}
 	}
-	leaf := any(nil)
-	if r.Leaf() != "" {
-		leaf = r.Leaf()
+	if len(rows) == 0 {
+		return true, nil
 	}
-	return true, db.exec(`UPDATE sessionsearch_sessions SET leaf_id = ?2 WHERE sid = ?1`, sid, leaf)
+	leaf, leafKey := r.Leaf()
+	if leaf >= 0 {
+		next.leaf, next.key = rows[leaf].id&maxSeq, leafKey
+	}
+	keyArg := any(nil)
+	if next.key != "" {
+		keyArg = next.key
+	}
+	return true, db.exec(`UPDATE sessionsearch_entries SET info = json_replace(info, '$[8]', ?2, '$[9]', ?3, '$[10]', ?4) WHERE id = ?1`,
+		rows[len(rows)-1].id, next.leaf, keyArg, next.messages)
 }
 
 // reconcileChunk is how many events or index changes one step of
@@ -534,6 +627,15 @@ func fnReconcile(c *call) error {
 	}
 	deadline := time.Now().Add(time.Duration(budget) * time.Millisecond)
 	db := c.conn()
+	built := ""
+	if err := db.query(`SELECT value FROM sessionsearch_meta WHERE key = 'index_version'`,
+		func(s *stmt) error { built = s.text(0); return nil }); err != nil {
+		return fmt.Errorf("%s: %w (run SELECT sessionsearch_migrate() first)", c.name, err)
+	}
+	if built != indexVersion() {
+		return fmt.Errorf("%s: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
+			c.name, built, indexVersion())
+	}
 	return db.atomically(func() error { return reconcile(c, db, deadline) })
 }
 
@@ -590,7 +692,6 @@ func reconcileSession(db conn, sid int64, key string, rebuilt int64, deadline ti
 		// Entries for events that predate the store, a chunk at a time
 		// (those appended since have theirs).
 		n := 0
-		var messages int64
 		err := db.query(`SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`,
 			func(s *stmt) error {
 				seq := s.int(0)
@@ -601,13 +702,10 @@ func reconcileSession(db conn, sid int64, key string, rebuilt int64, deadline ti
 				}
 				rebuilt = seq
 				n++
-				if err := insert.run(sid<<32|seq, info(e, false)); err != nil {
-					return err
+				if seq < 0 || seq > maxSeq {
+					return nil // stored before the store refused such seqs
 				}
-				if e.Message && db.changes() > 0 {
-					messages++
-				}
-				return nil
+				return insert.run(sid<<32|seq, info(e, false, noTip))
 			}, key, rebuilt, reconcileChunk)
 		if err != nil {
 			return false, err
@@ -616,8 +714,7 @@ func reconcileSession(db conn, sid int64, key string, rebuilt int64, deadline ti
 		if n < reconcileChunk {
 			next, rebuilt = nil, -2 // every event has its entry
 		}
-		if err := db.exec(`UPDATE sessionsearch_sessions SET rebuilt_seq = ?2, messages = messages + ?3 WHERE sid = ?1`,
-			sid, next, messages); err != nil {
+		if err := db.exec(`UPDATE sessionsearch_sessions SET rebuilt_seq = ?2 WHERE sid = ?1`, sid, next); err != nil {
 			return false, err
 		}
 		if rebuilt >= -1 && !time.Now().Before(deadline) {

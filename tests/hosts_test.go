@@ -439,7 +439,7 @@ func TestErrorsAcrossHosts(t *testing.T) {
 	}
 	cases := []struct {
 		stmt string
-		want []string // substrings of the message
+		want []string // substrings of the message; nil: the statement must succeed
 	}{
 		// FTS5 replaces a tokenizer constructor's message with its own.
 		{"create virtual table e1 using fts5(x, tokenize='sessionsearch cjk bogus');", []string{"error in tokenizer constructor"}},
@@ -524,6 +524,15 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		{"select session_visible('', 'agent:main:err');", []string{"session_visible", "caller"}},
 		{"select session_visible('agent:main:err');", []string{"session_visible", "got 1 arguments"}},
 		{"select sessions_reconcile(-1);", []string{"sessions_reconcile", "budget_ms", "got -1"}},
+		// An index built by another version (other tokens or masking) is
+		// never written: every write asks for sessionsearch_migrate().
+		{"update sessionsearch_meta set value = '0.0' where key = 'index_version';", nil},
+		{`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 1, '{"type":"message","id":"e2","parentId":"e1","message":{"role":"user","content":"after upgrade"}}');`,
+			[]string{"transcript_events", "another version", `"0.0"`, "sessionsearch_migrate()", `"agent:main:err"`, "seq 1"}},
+		{"delete from sessions where session_key = 'agent:main:err';", []string{"sessions", "another version", "sessionsearch_migrate()", `"agent:main:err"`}},
+		{"select sessions_reconcile(10);", []string{"sessions_reconcile", "another version", "sessionsearch_migrate()"}},
+		{"select 1 from (select sessionsearch_migrate() as version) where version <> 1;", nil},
+		{`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 1, '{"type":"message","id":"e2","parentId":"e1","message":{"role":"user","content":"after upgrade"}}');`, nil},
 	}
 	script := strings.Join(setup, "\n") + "\n"
 	for _, c := range cases {
@@ -546,6 +555,12 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		}
 		for k, c := range cases {
 			msg, ok := r.errs[len(setup)+k+1]
+			if c.want == nil { // a step between cases: it must succeed
+				if ok {
+					t.Errorf("%s: %s failed: %s", h.name, c.stmt, msg)
+				}
+				continue
+			}
 			if !ok {
 				t.Errorf("%s: %s succeeded, want an error", h.name, c.stmt)
 				continue
@@ -573,8 +588,8 @@ var (
 		"sessions_reconcile",
 		"sessions_search",
 		"sessionsearch_debug",
-		"sessionsearch_deferring",
 		"sessionsearch_entry",
+		"sessionsearch_index_version",
 		"sessionsearch_message_text",
 		"sessionsearch_migrate",
 		"sessionsearch_refuse",

@@ -12,76 +12,116 @@ package transcript
 //     rewind's target; a side entry is never the leaf, so nothing follows it
 //     implicitly). parentId null makes a new root.
 //
-// Defined behaviour for malformed trees:
-//   - Duplicate ids: a parentId, targetId or leaf refers to the entry with
-//     that id appended last.
-//   - A leaf entry whose target is not an id appended before it leaves the
-//     leaf where it is.
-//   - A cycle of parentId links ends the path where it would repeat an entry.
-//   - A parentId that names no entry ends the path there.
+// Ids are resolved when an entry is appended: a parentId or targetId names
+// the entry with that id appended last before it. This defines malformed
+// trees too:
+//   - Duplicate ids: a later entry with the same id takes over the id for
+//     the entries appended after it; earlier links stay where they were.
+//   - A parent always precedes its child, so parentId links cannot form a
+//     cycle. A parentId that names no earlier entry (none, or one appended
+//     later) ends the path there.
+//   - A leaf entry whose target names no earlier entry leaves the leaf
+//     where it is.
+//
+// Resolving at append time is what lets the store extend the index with
+// each append without looking ids up: an entry extends the active path
+// exactly when Extends says so.
 
 // Replay computes the leaf and the active path of a session from its
 // entries in append order.
 type Replay struct {
-	entries []Entry
-	parents []string       // resolved parent of each entry, "" for a root
+	parents []int          // parent of each entry: an earlier index, or -1
+	ids     []string       // id of each entry
 	byID    map[string]int // latest entry with each id
-	leaf    string         // "" before any entry has set it
+	leaf    int            // -1 before any entry has set it
 }
 
 // NewReplay returns an empty replay.
-func NewReplay() *Replay { return &Replay{byID: map[string]int{}} }
+func NewReplay() *Replay { return &Replay{byID: map[string]int{}, leaf: -1} }
 
-// Leaf returns the id of the current leaf ("" when there is none).
-func (r *Replay) Leaf() string { return r.leaf }
-
-// ResolveParent returns the parent an entry appended now would have.
-func ResolveParent(e Entry, leaf string) string {
-	if e.HasParent {
-		return e.ParentID
+// Leaf returns the index of the leaf (-1 when there is none) and its key:
+// the leaf's id while that id still names it, else "" (a later entry took
+// the id over, or the leaf has no id).
+func (r *Replay) Leaf() (index int, key string) {
+	if r.leaf < 0 {
+		return -1, ""
 	}
-	return leaf
-}
-
-// NextLeaf returns the leaf after appending e when the leaf is leaf; known
-// reports whether an id has been appended before.
-func NextLeaf(e Entry, leaf string, known func(id string) bool) string {
-	switch {
-	case e.Leaf():
-		if e.TargetID != "" && known(e.TargetID) {
-			return e.TargetID
-		}
-		return leaf
-	case e.Side || e.ID == "":
-		return leaf
+	id := r.ids[r.leaf]
+	if id == "" || r.byID[id] != r.leaf {
+		return r.leaf, ""
 	}
-	return e.ID
+	return r.leaf, id
 }
 
 // Append adds the next entry.
 func (r *Replay) Append(e Entry) {
-	r.parents = append(r.parents, ResolveParent(e, r.leaf))
-	r.leaf = NextLeaf(e, r.leaf, func(id string) bool { _, ok := r.byID[id]; return ok })
-	if e.ID != "" {
-		r.byID[e.ID] = len(r.entries)
+	i := len(r.parents)
+	parent := r.leaf
+	if e.HasParent {
+		parent = -1
+		if e.ParentID != "" {
+			parent = -2 // dangling: the path ends at this entry
+			if p, ok := r.byID[e.ParentID]; ok {
+				parent = p
+			}
+		}
 	}
-	r.entries = append(r.entries, e)
+	r.parents = append(r.parents, parent)
+	r.ids = append(r.ids, e.ID)
+	switch {
+	case e.Leaf():
+		if t, ok := r.byID[e.TargetID]; ok && e.TargetID != "" {
+			r.leaf = t
+		}
+	case e.Side || e.ID == "":
+	default:
+		r.leaf = i
+	}
+	if e.ID != "" {
+		r.byID[e.ID] = i
+	}
 }
 
 // Path returns the indexes (in append order) of the entries on the active
 // path, from the leaf up to the root.
 func (r *Replay) Path() []int {
 	var path []int
-	seen := map[int]bool{}
-	id := r.leaf
-	for id != "" {
-		i, ok := r.byID[id]
-		if !ok || seen[i] {
-			break
-		}
-		seen[i] = true
+	for i := r.leaf; i >= 0; i = r.parents[i] {
 		path = append(path, i)
-		id = r.parents[i]
 	}
 	return path
+}
+
+// Extends reports whether appending e to a session makes e the leaf with
+// the current active path as its ancestors, so that the new path is the
+// old one plus e. hasLeaf and leafKey describe the session before e, as
+// Replay.Leaf does. Every other entry either leaves the path as it is
+// (Moves is false) or needs a replay.
+func Extends(e Entry, hasLeaf bool, leafKey string) bool {
+	switch {
+	case e.ID == "" || e.Leaf() || e.Side:
+		return false
+	case !e.HasParent:
+		return true
+	case e.ParentID == "":
+		return !hasLeaf
+	}
+	return e.ParentID == leafKey
+}
+
+// Moves reports whether appending e can change the active path in a way
+// Extends does not cover: a leaf entry, or an entry with an id that becomes
+// the leaf. Side entries and entries without id never change the path (a
+// side entry may take over the leaf's id: see KeyAfter).
+func Moves(e Entry) bool {
+	return e.Leaf() || (e.ID != "" && !e.Side)
+}
+
+// KeyAfter returns the leaf key after appending e when e neither extends
+// nor moves the path: a side entry with the leaf's id takes the id over.
+func KeyAfter(e Entry, leafKey string) string {
+	if e.ID != "" && e.ID == leafKey {
+		return ""
+	}
+	return leafKey
 }

@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bufio"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -83,8 +85,10 @@ func TestActivePath(t *testing.T) {
 		{"entry following a side entry brings it in", []Entry{msg("a", ""), side("s", "a"), msg("b", "s")}, []string{"b", "s", "a"}},
 		{"entry without id changes nothing", []Entry{msg("a", ""), noID}, []string{"a"}},
 		{"leaf to an unknown target is ignored", []Entry{msg("a", ""), msg("b", "a"), leaf("L", "zz")}, []string{"b", "a"}},
-		{"duplicate id: the latest wins", []Entry{msg("a", ""), msg("b", "a"), msg("a", "b")}, []string{"a", "b"}},
-		{"cycle ends the path", []Entry{msg("a", "b"), msg("b", "a")}, []string{"b", "a"}},
+		{"duplicate id: a parentId names the latest before it", []Entry{msg("a", ""), msg("b", "a"), msg("a", "b")}, []string{"a@2", "b", "a@0"}},
+		{"duplicate id: later entries follow the newer one", []Entry{msg("a", ""), msg("b", "a"), msg("b", "a"), msg("c", "b"), leaf("L", "b")}, []string{"b@2", "a"}},
+		{"duplicate id taken over by a side entry", []Entry{msg("a", ""), msg("b", "a"), side("b", "a"), msg("c", "b")}, []string{"c", "b@2", "a"}},
+		{"a parentId naming a later entry dangles: no cycle", []Entry{msg("a", "b"), msg("b", "a")}, []string{"b", "a"}},
 		{"dangling parent ends the path", []Entry{msg("a", "nowhere"), msg("b", "a")}, []string{"b", "a"}},
 		{"explicit null parent starts a new root", []Entry{msg("a", ""), msg("b", "a"), msg("c", "")}, []string{"c"}},
 		{"session header is abandoned by a root message", []Entry{{Type: "session", ID: "uuid"}, msg("a", ""), msg("b", "a")}, []string{"b", "a"}},
@@ -94,13 +98,81 @@ func TestActivePath(t *testing.T) {
 		for _, e := range c.entries {
 			r.Append(e)
 		}
-		var got []string
+		count := map[string]int{}
+		for _, e := range c.entries {
+			count[e.ID]++
+		}
+		var got []string // ids, with the index where the id is not unique
 		for _, i := range r.Path() {
-			got = append(got, c.entries[i].ID)
+			id := c.entries[i].ID
+			if count[id] > 1 {
+				id = fmt.Sprintf("%s@%d", id, i)
+			}
+			got = append(got, id)
 		}
 		if !reflect.DeepEqual(got, c.path) {
 			t.Errorf("%s: path %v, want %v", c.name, got, c.path)
 		}
+	}
+}
+
+// TestIncrementalAppend checks what the store relies on to index an append
+// without a replay: when Extends holds, the new path is the old one plus the
+// entry; when neither Extends nor Moves holds, the path is unchanged and the
+// leaf key is KeyAfter's. Random sessions with few ids, so that duplicates,
+// side entries taking the leaf's id and dangling parents are common.
+func TestIncrementalAppend(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	extended, kept := 0, 0
+	for session := 0; session < 2000; session++ {
+		var entries []Entry
+		replay := NewReplay()
+		for n := r.Intn(30); len(entries) < n; {
+			id := func() string { return fmt.Sprintf("i%d", r.Intn(8)) }
+			e := Entry{Type: "message", ID: id(), Message: true}
+			switch r.Intn(8) {
+			case 0:
+				e = Entry{Type: "leaf", ID: id(), TargetID: id()}
+			case 1:
+				e.Side = true
+			case 2:
+				e.ID = ""
+			}
+			switch r.Intn(4) {
+			case 0: // follows the leaf
+			case 1:
+				e.HasParent = true // a new root
+			default:
+				e.HasParent, e.ParentID = true, id()
+			}
+			leaf, key := replay.Leaf()
+			before := replay.Path()
+			replay.Append(e)
+			entries = append(entries, e)
+			after := replay.Path()
+			_, keyAfter := replay.Leaf()
+			switch {
+			case Extends(e, leaf >= 0, key):
+				extended++
+				if !reflect.DeepEqual(after, append([]int{len(entries) - 1}, before...)) {
+					t.Fatalf("%v: Extends, but the path went from %v to %v", entries, before, after)
+				}
+				if keyAfter != e.ID {
+					t.Fatalf("%v: leaf key %q after an extension, want %q", entries, keyAfter, e.ID)
+				}
+			case !Moves(e):
+				kept++
+				if !reflect.DeepEqual(after, before) {
+					t.Fatalf("%v: neither Extends nor Moves, but the path went from %v to %v", entries, before, after)
+				}
+				if want := KeyAfter(e, key); keyAfter != want {
+					t.Fatalf("%v: leaf key %q, KeyAfter says %q", entries, keyAfter, want)
+				}
+			}
+		}
+	}
+	if extended < 1000 || kept < 1000 {
+		t.Fatalf("too few cases: %d extensions, %d kept paths", extended, kept)
 	}
 }
 

@@ -7,6 +7,7 @@ select 'version_is_v', sessionsearch_version() like 'v_%';
 select 'version_has_no_space', instr(sessionsearch_version(), ' ') = 0;
 select 'version_in_debug', instr(sessionsearch_debug(), 'version=' || sessionsearch_version()) > 0;
 select 'debug_unicode_version', instr(sessionsearch_debug(), 'unicode=15.0.0') > 0;
+select 'debug_index_version', instr(sessionsearch_debug(), ' index=' || sessionsearch_index_version()) > 0;
 select 'debug_host_sqlite_version', instr(sessionsearch_debug(), 'sqlite=' || sqlite_version()) > 0;
 select 'debug_go_version', sessionsearch_debug() like '% go=go1.%';
 select 'debug_commit_and_build_date', sessionsearch_debug() like '% commit=% built=%';

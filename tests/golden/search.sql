@@ -165,6 +165,8 @@ insert into transcript_events(session_key, seq, event) values ('agent:main:cron:
 -- One whole answer, byte for byte (the JSON, scores included, is written inside the extension)
 select 'secret_prefix_not_searchable', json_array_length(sessions_search('ghp_R8aK2m', '{"caller":"agent:main:main","prefix":true}') -> '$.results') = 0;
 select 'password_not_searchable', json_array_length(sessions_search('hunter2secret', '{"caller":"agent:main:main"}') -> '$.results') = 0;
+select 'index_content_is_masked', (select text from sessionsearch_fts where sessionsearch_fts match 'rollout') = 'Deploy notes for the rollout: export GITHUB_TOKEN=[REDACTED:github-token] first, then log in with password=[REDACTED:password] and watch the rollout dashboard.';
+select 'highlight_reads_masked_content', (select highlight(sessionsearch_fts, 0, '<', '>') from sessionsearch_fts where sessionsearch_fts match 'dashboard') like '%GITHUB_TOKEN=[REDACTED:github-token]%<dashboard>.';
 select 'message_with_secret_found_by_its_words', json_array_length(sessions_search('rollout', '{"caller":"agent:main:main"}') -> '$.results') = 1;
 select 'search_whole_json', sessions_search('stripes', '{"caller":"agent:main:main"}') = '{"results":[{"sessionKey":"agent:main:cron:nightly","messageId":"z3","role":"user","timestamp":1769940003000,"snippet":"zebra stripes","score":3.6410832352402758}],"indexing":false,"truncated":false}';
 select 'search_no_hits_json', sessions_search('nowhere', '{"caller":"agent:main:main"}') = '{"results":[],"indexing":false,"truncated":false}';

@@ -103,6 +103,25 @@ select 'dup_earlier_text_gone', (select count(*) from sessionsearch_fts where se
 insert into transcript_events(session_key, seq, event) values ('agent:main:dup', 3, '{"type":"message","id":"d3","parentId":"d2","timestamp":"2026-02-07T05:05:04.000Z","message":{"role":"user","content":"dupe thanks"}}');
 select 'dup_parent_is_latest', (select group_concat(value ->> 'messageId' || '@' || (value ->> 'timestamp')) from json_each(sessions_search('dupe', '{"caller":"agent:main:main","sessionKey":"agent:main:dup","order":"recent"}') -> '$.results')) = 'd3@1770440704000,d2@1770440703000,d1@1770440701000';
 
+-- 6b. Ids resolve when an entry is appended: a parentId names the latest entry with that id before it, so links never form a cycle
+insert into sessions(session_key, spawned_by) values ('agent:main:reuse', 'agent:main:main');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 0, '{"type":"message","id":"r1","parentId":null,"timestamp":"2026-02-07T05:05:11.000Z","message":{"role":"user","content":"reuse first"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 1, '{"type":"message","id":"r2","parentId":"r1","timestamp":"2026-02-07T05:05:12.000Z","message":{"role":"assistant","content":"reuse second"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 2, '{"type":"message","id":"r1","parentId":"r2","timestamp":"2026-02-07T05:05:13.000Z","message":{"role":"user","content":"reuse third"}}');
+select 'reuse_ancestor_id_extends_the_path', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 3, '{"type":"message","id":"r4","parentId":"r1","timestamp":"2026-02-07T05:05:14.000Z","message":{"role":"assistant","content":"reuse fourth"}}');
+select 'reuse_parent_is_the_latest_before', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2,3';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 4, '{"type":"message","id":"r4","parentId":"r1","appendMode":"side","timestamp":"2026-02-07T05:05:15.000Z","message":{"role":"user","content":"reuse aside"}}');
+select 'reuse_side_entry_leaves_the_path', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2,3';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 5, '{"type":"message","id":"r6","parentId":"r4","timestamp":"2026-02-07T05:05:16.000Z","message":{"role":"assistant","content":"reuse sixth"}}');
+select 'reuse_side_entry_took_the_id', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2,4,5';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 6, '{"type":"message","id":"r7","parentId":"r8","timestamp":"2026-02-07T05:05:17.000Z","message":{"role":"user","content":"reuse seventh"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 7, '{"type":"message","id":"r8","parentId":"r7","timestamp":"2026-02-07T05:05:18.000Z","message":{"role":"assistant","content":"reuse eighth"}}');
+select 'reuse_parent_appended_later_dangles', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '6,7';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 8, '{"type":"leaf","id":"r9","targetId":"r1","timestamp":"2026-02-07T05:05:19.000Z"}');
+select 'reuse_leaf_target_is_the_latest', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2';
+select 'reuse_history_follows_the_path', (select group_concat(value ->> 'text', '|') from json_each(sessions_history('agent:main:reuse', '{"caller":"agent:main:main"}') -> '$.messages')) = 'reuse first|reuse second|reuse third';
+
 -- 7. What is indexed: text, input_text and output_text blocks, message.text; never thinking, images, tool calls, toolResult or system messages
 insert into sessions(session_key, spawned_by) values ('agent:main:kinds', 'agent:main:main');
 insert into transcript_events(session_key, seq, event) values ('agent:main:kinds', 0, '{"type":"message","id":"k1","parentId":null,"timestamp":"2026-02-07T05:06:01.000Z","message":{"role":"system","content":"kinds sysprompt"}}');
@@ -209,13 +228,20 @@ select 'delete_fk_on_fts', (select count(*) from sessionsearch_fts where rowid >
 select 'delete_fk_on_entries', (select count(*) from sessionsearch_entries where sid = (select sid from doomed where session_key = 'agent:main:kinds')) = 0;
 select 'delete_fk_on_not_searchable', (select count(*) from json_each(sessions_search('kinds', '{"caller":"agent:main:main"}') -> '$.results')) = 0;
 select 'delete_others_untouched', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
-select 'delete_totals', (select count(*) from sessions) || '/' || (select count(*) from transcript_events) || '/' || (select count(*) from sessionsearch_sessions) = '7/37/7';
+select 'delete_totals', (select count(*) from sessions) || '/' || (select count(*) from transcript_events) || '/' || (select count(*) from sessionsearch_sessions) = '8/46/8';
 insert into sessions(session_key, spawned_by) values ('agent:main:dup', 'agent:main:main');
 insert into transcript_events(session_key, seq, event) values ('agent:main:dup', 0, '{"type":"message","id":"d1","parentId":null,"timestamp":"2026-02-07T05:08:01.000Z","message":{"role":"user","content":"dupe reborn"}}');
 select 'delete_key_reused', (select group_concat(value ->> 'messageId' || '@' || (value ->> 'timestamp')) from json_each(sessions_search('dupe', '{"caller":"agent:main:main"}') -> '$.results')) = 'd1@1770440881000';
 pragma foreign_keys=off;
 
--- 12. The index is consistent
+-- 12. An index built by another version (tokens or masking) is rebuilt from its content by sessionsearch_migrate()
+update sessionsearch_meta set value = '0.0' where key = 'index_version';
+select 'old_index_migrate', sessionsearch_migrate() = 1;
+select 'old_index_version_recorded', (select value from sessionsearch_meta where key = 'index_version') = sessionsearch_index_version();
+select 'old_index_search_after_rebuild', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
+select 'old_index_rows_after_rebuild', (select count(*) from sessionsearch_fts where sessionsearch_fts match 'reuse') = 3;
+
+-- 13. The index is consistent
 insert into sessionsearch_fts(sessionsearch_fts) values ('integrity-check');
 select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts) = (select count(*) from sessionsearch_messages);
 select 'nothing_pending_at_the_end', sessions_index_status() = '{"pendingSessions":0}';
