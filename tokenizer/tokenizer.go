@@ -233,11 +233,11 @@ func (e *emitter) ascii(from, to int) {
 		e.lastGram = false
 		switch {
 		case (first|seen)&asciiUpper == 0:
-			tokens = append(tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i), End: int32(j), Flags: InSource})
+			tokens = push(tokens, int32(i), int32(j-i), int32(i), int32(j), InSource)
 		case seen&asciiUpper == 0:
 			f0 := int32(len(e.fb))
 			e.fb = appendLower(e.fb, src[i:j])
-			tokens = append(tokens, Token{Folded: f0, Len: int32(j - i), Start: int32(i), End: int32(j)})
+			tokens = push(tokens, f0, int32(j-i), int32(i), int32(j), 0)
 		default:
 			f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
 			e.fb = appendLower(e.fb, src[i:j])
@@ -245,11 +245,11 @@ func (e *emitter) ascii(from, to int) {
 			e.o.camel = cuts
 			prev, flags := int32(i), int32(0)
 			if len(cuts) > 0 && !e.query {
-				tokens = append(tokens, Token{Folded: f0 + int32(i), Len: int32(j - i), Start: int32(i), End: int32(j)})
+				tokens = push(tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 				flags = Colocated
 			}
 			for _, c := range append(cuts, int32(j)) {
-				tokens = append(tokens, Token{Folded: f0 + prev, Len: c - prev, Start: prev, End: c, Flags: flags})
+				tokens = push(tokens, f0+prev, c-prev, prev, c, flags)
 				prev, flags = c, 0
 			}
 		}
@@ -268,6 +268,19 @@ func (e *emitter) general(from, to int) {
 	e.offs = offsets{pieces: pieces, delta: int32(from) - int32(f0)}
 	e.run(e.fb, f0)
 	e.flushRun()
+}
+
+// push appends a token, writing its fields in place: appending a Token
+// literal builds it on the stack and copies it with wide loads, which stall
+// on the narrow stores that just wrote it (a third of the ASCII path's time).
+func push(tokens []Token, folded, n, start, end, flags int32) []Token {
+	if len(tokens) == cap(tokens) {
+		tokens = append(tokens, Token{})[:len(tokens)]
+	}
+	tokens = tokens[:len(tokens)+1]
+	t := &tokens[len(tokens)-1]
+	t.Folded, t.Len, t.Start, t.End, t.Flags = folded, n, start, end, flags
+	return tokens
 }
 
 func appendLower(dst, s []byte) []byte {
@@ -314,7 +327,7 @@ func (e *emitter) run(text []byte, from int) {
 					// The common word: lower case after its first letter,
 					// and source offsets a shift of folded ones.
 					e.lastGram = false
-					e.tokens = append(e.tokens, Token{Folded: int32(i), Len: int32(j - i), Start: int32(i) + d, End: int32(j) + d})
+					e.tokens = push(e.tokens, int32(i), int32(j-i), int32(i)+d, int32(j)+d, 0)
 				} else {
 					e.word(i, j)
 				}
@@ -414,7 +427,7 @@ func (e *emitter) emit(f0, f1 int32, flags int32) {
 	if len(e.offs.pieces) > 0 {
 		s0, s1 = e.offs.start(f0), e.offs.end(f1)
 	}
-	e.tokens = append(e.tokens, Token{Folded: f0, Len: f1 - f0, Start: s0, End: s1, Flags: flags})
+	e.tokens = push(e.tokens, f0, f1-f0, s0, s1, flags)
 }
 
 // word emits a part of a spaced-script word: the folded text [a, b) holds
@@ -549,7 +562,7 @@ func (e *emitter) gram(f0, f1 int32) {
 	}
 	if len(e.o.run) == 0 && e.lastGram {
 		// Punctuation or space divides this run from the previous one.
-		e.tokens = append(e.tokens, Token{Folded: 0, Len: 1, Start: e.runSrc, End: e.offs.start(f0)})
+		e.tokens = push(e.tokens, 0, 1, e.runSrc, e.offs.start(f0), 0)
 	}
 	e.o.run = append(e.o.run, f0)
 	e.runEnd = f1
