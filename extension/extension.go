@@ -22,7 +22,6 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
-	"sync"
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/tokenizer"
@@ -83,9 +82,35 @@ func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int) (rc C.int) {
 	return encodeOptions(opts)
 }
 
-var outputs = sync.Pool{New: func() any { return new(tokenizer.Output) }}
+// outputs keeps tokenizer buffers between documents. A sync.Pool would do,
+// but the garbage collector empties it every other cycle, and an index
+// build then pays for growing fresh buffers (page faults and zeroing) all
+// the time; this free list keeps a few for as long as the process runs.
+var outputs = outputPool{free: make(chan *tokenizer.Output, 8)}
 
-// maxPooledBytes keeps one huge document from pinning its buffers forever.
+type outputPool struct{ free chan *tokenizer.Output }
+
+func (p outputPool) Get() *tokenizer.Output {
+	select {
+	case o := <-p.free:
+		return o
+	default:
+		return new(tokenizer.Output)
+	}
+}
+
+// Put keeps o unless the free list is full or o holds a huge document's
+// buffers (maxPooledBytes), which would stay pinned forever.
+func (p outputPool) Put(o *tokenizer.Output) {
+	if cap(o.Folded) > maxPooledBytes || cap(o.Tokens) > maxPooledBytes/8 {
+		return
+	}
+	select {
+	case p.free <- o:
+	default:
+	}
+}
+
 const maxPooledBytes = 1 << 20
 
 //export sessionsearch_go_tokenize
@@ -96,7 +121,7 @@ func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, 
 		}
 	}()
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
-	out := outputs.Get().(*tokenizer.Output)
+	out := outputs.Get()
 	decodeOptions(options).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
 	if len(out.Tokens) > 0 {
 		var folded *C.char
@@ -106,9 +131,7 @@ func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, 
 		rc = C.ss_emit_tokens(pCtx, xToken, pText, folded,
 			(*C.ss_token)(unsafe.Pointer(&out.Tokens[0])), C.int(len(out.Tokens)))
 	}
-	if cap(out.Folded) <= maxPooledBytes {
-		outputs.Put(out)
-	}
+	outputs.Put(out)
 	return rc
 }
 

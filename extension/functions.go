@@ -142,7 +142,7 @@ func fnTokens(c *call) error {
 		return nil
 	}
 	text := []byte(c.text(0))
-	out := outputs.Get().(*tokenizer.Output)
+	out := outputs.Get()
 	defer outputs.Put(out)
 	opts.Tokenize(text, query, out)
 	type tok struct {
@@ -195,7 +195,7 @@ func fnRedactSnippet(c *call) error {
 
 // hasTokens reports whether a query term leaves any token after folding.
 func hasTokens(term string) bool {
-	out := outputs.Get().(*tokenizer.Output)
+	out := outputs.Get()
 	defer outputs.Put(out)
 	tokenizer.Options{}.Tokenize([]byte(term), true, out)
 	return len(out.Tokens) > 0
