@@ -109,7 +109,7 @@ func fnVersion(c *call) error {
 func fnDebug(c *call) error {
 	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d index=%s",
 		Version, Commit, BuildDate, runtime.Version(), C.GoString(C.ss_libversion()),
-		tokenizer.UnicodeVersion, tokenizer.Version, indexVersion()))
+		tokenizer.UnicodeVersion, tokenizer.Version, indexVersion))
 	return nil
 }
 
