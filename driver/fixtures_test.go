@@ -109,6 +109,8 @@ func TestFixtureTranscripts(t *testing.T) {
 			ids[seq] = e.id
 		}
 		want := modelSearchable(evs)
+		// The text of each indexed message, through the content view; FTS5's
+		// integrity-check (below) shows the index holds exactly its tokens.
 		got := map[int]string{}
 		rows, err := db.Query(`SELECT f.rowid & 4294967295, f.text FROM sessionsearch_fts f
 			JOIN sessionsearch_sessions s ON s.sid = f.rowid >> 32 WHERE s.session_key = ?1`, key)
@@ -140,6 +142,9 @@ func TestFixtureTranscripts(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d lines searchable", name, len(got), len(lines))
+	}
+	if _, err := db.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
+		t.Fatalf("the index does not hold the tokens of the indexed texts: %v", err)
 	}
 
 	// Words that appear only in thinking blocks or tool results are found by

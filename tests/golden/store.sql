@@ -7,6 +7,9 @@
 -- none), or the message ids that sessions_search returns for the caller
 -- agent:main:main (the main session sees its whole agent), newest first.
 -- Timestamps grow with seq, so newest first is the reverse append order.
+-- sessionsearch_fts has external content: a scan of it reads the content
+-- view, so checks of what the index holds count FTS5's own rows in
+-- sessionsearch_fts_docsize (one per indexed message) or use MATCH.
 
 -- Foreign keys off, as most hosts leave them (better-sqlite3 turns them on).
 pragma foreign_keys=off;
@@ -211,12 +214,12 @@ select 'gap_seq_is_append_order', (select group_concat(value ->> 'id') from json
 create temp table doomed as select sid, session_key from sessionsearch_sessions where session_key in ('agent:main:dup', 'agent:main:kinds');
 select 'delete_setup', (select count(*) from doomed) = 2;
 select 'delete_before_events', (select count(*) from transcript_events where session_key = 'agent:main:dup') = 4;
-select 'delete_before_fts', (select count(*) from sessionsearch_fts where rowid >> 32 = (select sid from doomed where session_key = 'agent:main:dup')) = 3;
+select 'delete_before_fts', (select count(*) from sessionsearch_fts_docsize where id >> 32 = (select sid from doomed where session_key = 'agent:main:dup')) = 3;
 select 'delete_before_entries', (select count(*) from sessionsearch_entries where sid = (select sid from doomed where session_key = 'agent:main:dup')) = 4;
 select 'delete_fk_off', (select foreign_keys from pragma_foreign_keys) = 0;
 delete from sessions where session_key = 'agent:main:dup';
 select 'delete_fk_off_events', (select count(*) from transcript_events where session_key = 'agent:main:dup') = 0;
-select 'delete_fk_off_fts', (select count(*) from sessionsearch_fts where rowid >> 32 = (select sid from doomed where session_key = 'agent:main:dup')) = 0;
+select 'delete_fk_off_fts', (select count(*) from sessionsearch_fts_docsize where id >> 32 = (select sid from doomed where session_key = 'agent:main:dup')) = 0;
 select 'delete_fk_off_entries', (select count(*) from sessionsearch_entries where sid = (select sid from doomed where session_key = 'agent:main:dup')) = 0;
 select 'delete_fk_off_session_state', (select count(*) from sessionsearch_sessions where session_key = 'agent:main:dup') = 0;
 select 'delete_fk_off_not_searchable', sessions_search('dupe', '{"caller":"agent:main:main"}') = '{"results":[],"indexing":false,"truncated":false}';
@@ -224,7 +227,7 @@ pragma foreign_keys=on;
 select 'delete_fk_on', (select foreign_keys from pragma_foreign_keys) = 1;
 delete from sessions where session_key = 'agent:main:kinds';
 select 'delete_fk_on_events', (select count(*) from transcript_events where session_key = 'agent:main:kinds') = 0;
-select 'delete_fk_on_fts', (select count(*) from sessionsearch_fts where rowid >> 32 = (select sid from doomed where session_key = 'agent:main:kinds')) = 0;
+select 'delete_fk_on_fts', (select count(*) from sessionsearch_fts_docsize where id >> 32 = (select sid from doomed where session_key = 'agent:main:kinds')) = 0;
 select 'delete_fk_on_entries', (select count(*) from sessionsearch_entries where sid = (select sid from doomed where session_key = 'agent:main:kinds')) = 0;
 select 'delete_fk_on_not_searchable', (select count(*) from json_each(sessions_search('kinds', '{"caller":"agent:main:main"}') -> '$.results')) = 0;
 select 'delete_others_untouched', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
@@ -243,6 +246,6 @@ select 'old_index_rows_after_rebuild', (select count(*) from sessionsearch_fts w
 
 -- 13. The index is consistent
 insert into sessionsearch_fts(sessionsearch_fts) values ('integrity-check');
-select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts) = (select count(*) from sessionsearch_messages);
+select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts_docsize) = (select count(*) from sessionsearch_messages);
 select 'nothing_pending_at_the_end', sessions_index_status() = '{"pendingSessions":0}';
 select 'integrity_check', (select group_concat(integrity_check) from pragma_integrity_check) = 'ok';
