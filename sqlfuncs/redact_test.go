@@ -3,7 +3,6 @@ package sqlfuncs
 import (
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/sessionsearch/sessionsearch/internal/golden"
 )
 
 // The true-positive corpus is synthetic: random values of each provider's
@@ -759,8 +760,6 @@ func TestRedactLargeInputs(t *testing.T) {
 	}
 }
 
-var updateRedact = flag.Bool("update", false, "rewrite testdata/redact.golden")
-
 // TestGoldenRedaction pins Redact's output on the secret corpus and the
 // false positives: the search index holds masked text, so any change must
 // be deliberate (run with -update, review the diff, bump RedactionVersion).
@@ -774,31 +773,5 @@ func TestGoldenRedaction(t *testing.T) {
 		out, _ := Redact(text)
 		fmt.Fprintf(&b, "%+q -> %+q\n", text, out)
 	}
-	const path = "testdata/redact.golden"
-	if *updateRedact {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, wantLines := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(got), len(wantLines)) {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(wantLines) {
-			w = wantLines[i]
-		}
-		if g != w {
-			t.Fatalf("redaction output changed at line %d:\n got: %s\nwant: %s\n(go test -run GoldenRedaction -update rewrites it after a deliberate change; bump RedactionVersion)", i+1, g, w)
-		}
-	}
+	golden.Check(t, "testdata/redact.golden", b.String(), "bump RedactionVersion")
 }

@@ -1,13 +1,13 @@
 package tokenizer
 
 import (
-	"flag"
 	"fmt"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sessionsearch/sessionsearch/internal/golden"
 )
 
 // ngramAlphabet mixes the n-gram scripts with what separates or hides
@@ -191,8 +191,6 @@ func TestLargeAndHostileInput(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/tokens.golden")
-
 // TestGoldenTokens pins the token output: an index built by one build is
 // queried by the next, so any change must be deliberate (run with -update,
 // review the diff, bump Version when existing indexes need a rebuild).
@@ -221,30 +219,7 @@ func TestGoldenTokens(t *testing.T) {
 			}
 		}
 	}
-	const path = "testdata/tokens.golden"
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotLines, wantLines := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gotLines), len(wantLines)) {
-		var g, w string
-		if i < len(gotLines) {
-			g = gotLines[i]
-		}
-		if i < len(wantLines) {
-			w = wantLines[i]
-		}
-		if g != w {
-			t.Fatalf("token output changed at line %d:\n got: %s\nwant: %s\n(go test -run Golden -update rewrites it after a deliberate change)", i+1, g, w)
-		}
-	}
+	golden.Check(t, "testdata/tokens.golden", b.String(), "bump Version when existing indexes need a rebuild")
 }
 
 // Lower-case ASCII words need no folding: their tokens point into the
