@@ -1,7 +1,6 @@
 package driver_test
 
 import (
-	"bufio"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
 
 // Index-build benchmarks: the same documents inserted into FTS5 tables with
@@ -42,29 +42,19 @@ func corpus(texts []string) []string {
 // transcriptTexts returns the user and assistant text of the fixture
 // transcripts, filtered by a language predicate on the file name.
 func transcriptTexts(tb testing.TB, keep func(name string) bool) []string {
-	files, err := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no fixture transcripts: %v", err)
-	}
 	var texts []string
-	for _, f := range files {
-		if !keep(filepath.Base(f)) {
+	for _, f := range fixtures.Files() {
+		if !keep(f.Name) {
 			continue
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
+		for _, line := range f.Lines {
 			var e struct {
 				Message struct {
 					Role    string          `json:"role"`
 					Content json.RawMessage `json:"content"`
 				} `json:"message"`
 			}
-			if json.Unmarshal(sc.Bytes(), &e) != nil || (e.Message.Role != "user" && e.Message.Role != "assistant") {
+			if json.Unmarshal(line, &e) != nil || (e.Message.Role != "user" && e.Message.Role != "assistant") {
 				continue
 			}
 			var s string
@@ -80,7 +70,9 @@ func transcriptTexts(tb testing.TB, keep func(name string) bool) []string {
 				}
 			}
 		}
-		fh.Close()
+	}
+	if len(texts) == 0 {
+		tb.Fatal("no fixture transcript texts")
 	}
 	return texts
 }

@@ -1,13 +1,12 @@
 package driver_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
 
 // readerText is the searchable text of an event as a reader of the file
@@ -58,30 +57,18 @@ func readerText(line []byte) (role, text string, searchable bool) {
 // messages of the active path, with abandoned branches, thinking and tool
 // output left out (see internal/fixtures/transcripts/SOURCES.md).
 func TestFixtureTranscripts(t *testing.T) {
-	files, _ := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
 	abandoned := map[string]string{
 		"en-telegram-rewind-fad751fa.jsonl":          "84d25333",
 		"zh-en-heartbeat-compactions-8d0416c9.jsonl": "71dae493",
 		"zh-feishu-images-d23482cc.jsonl":            "97feba7a",
 	}
 	db, ctx := openStore(t)
-	for _, f := range files {
-		name := filepath.Base(f)
+	for _, f := range fixtures.Files() {
+		name, lines := f.Name, f.Lines
 		key := "agent:main:" + strings.TrimSuffix(name, ".jsonl")
 		if _, err := db.Exec(`INSERT INTO sessions(session_key) VALUES (?1)`, key); err != nil {
 			t.Fatal(err)
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines [][]byte
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			lines = append(lines, append([]byte(nil), sc.Bytes()...))
-		}
-		fh.Close()
 		tx, _ := db.BeginTx(ctx, nil)
 		for seq, line := range lines {
 			if _, err := tx.Exec(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`, key, seq, string(line)); err != nil {

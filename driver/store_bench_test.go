@@ -1,34 +1,23 @@
 package driver_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
 // fixtureEvents returns the events of the fixture transcripts, as lines.
 func fixtureEvents(tb testing.TB) [][]byte {
-	files, _ := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
 	var events [][]byte
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			events = append(events, append([]byte(nil), sc.Bytes()...))
-		}
-		fh.Close()
+	for _, f := range fixtures.Files() {
+		events = append(events, f.Lines...)
 	}
 	if len(events) == 0 {
 		tb.Fatal("no fixture events")
@@ -36,8 +25,9 @@ func fixtureEvents(tb testing.TB) [][]byte {
 	return events
 }
 
+// openStore opens a new migrated database, closed when the test ends.
 func openStore(tb testing.TB) (*driver.DB, context.Context) {
-	db, err := driver.Open(filepath.Join(tb.TempDir(), "bench.db"))
+	db, err := driver.Open(filepath.Join(tb.TempDir(), "store.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}

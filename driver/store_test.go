@@ -310,15 +310,7 @@ func TestStoreModel(t *testing.T) {
 	}
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			db, err := driver.Open(filepath.Join(t.TempDir(), "store.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			ctx := context.Background()
-			if _, err := db.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			db, ctx := openStore(t)
 			conn, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -384,15 +376,7 @@ func TestStoreModel(t *testing.T) {
 // TestRollbackLeavesIndex: a transaction that appends and rewinds, then
 // rolls back, leaves every table of the index exactly as before.
 func TestRollbackLeavesIndex(t *testing.T) {
-	db, err := driver.Open(filepath.Join(t.TempDir(), "rollback.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, ctx := openStore(t)
 	if err := db.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
 		t.Fatal(err)
 	}

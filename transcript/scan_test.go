@@ -1,17 +1,16 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
 
 // The reference for the scanner: the same rules over encoding/json.
@@ -165,19 +164,9 @@ func sameAsReference(data []byte) (bool, string) {
 }
 
 func fixtureLines(tb testing.TB) [][]byte {
-	files, _ := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
 	var lines [][]byte
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			lines = append(lines, append([]byte(nil), sc.Bytes()...))
-		}
-		fh.Close()
+	for _, f := range fixtures.Files() {
+		lines = append(lines, f.Lines...)
 	}
 	if len(lines) < 600 {
 		tb.Fatalf("only %d fixture lines", len(lines))

@@ -1,15 +1,14 @@
 package transcript
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
 
 func TestMessageText(t *testing.T) {
@@ -187,28 +186,21 @@ func TestFixturePaths(t *testing.T) {
 		"pt-ollama-errors-compactions-052a5793.jsonl": nil,
 		"uk-telegram-cb02dfb1.jsonl":                  nil,
 	}
-	files, _ := filepath.Glob("../internal/fixtures/transcripts/*.jsonl")
+	files := fixtures.Files()
 	if len(files) != len(abandoned) {
 		t.Fatalf("found %d fixture files, want %d", len(files), len(abandoned))
 	}
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := NewReplay()
 		var ids []string
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			e, err := Parse(sc.Bytes())
+		for _, line := range f.Lines {
+			e, err := Parse(line)
 			if err != nil {
-				t.Fatalf("%s: %v", f, err)
+				t.Fatalf("%s: %v", f.Name, err)
 			}
 			r.Append(e)
 			ids = append(ids, e.ID)
 		}
-		fh.Close()
 		onPath := map[string]bool{}
 		for _, i := range r.Path() {
 			onPath[ids[i]] = true
@@ -220,9 +212,9 @@ func TestFixturePaths(t *testing.T) {
 			}
 		}
 		sort.Strings(off)
-		want := abandoned[filepath.Base(f)]
+		want := abandoned[f.Name]
 		if strings.Join(off, ",") != strings.Join(want, ",") {
-			t.Errorf("%s: entries off the path %v, want %v", filepath.Base(f), off, want)
+			t.Errorf("%s: entries off the path %v, want %v", f.Name, off, want)
 		}
 	}
 }
