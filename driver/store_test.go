@@ -8,7 +8,6 @@ import (
 	"math/rand"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -440,15 +439,6 @@ func TestRollbackLeavesIndex(t *testing.T) {
 	if after := snapshot(); after != before {
 		t.Fatalf("rollback changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Events written before sessionsearch_migrate() (the contract's tables,

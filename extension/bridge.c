@@ -273,8 +273,6 @@ const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n) {
 sqlite3_int64 ss_column_int64(sqlite3_stmt *s, int i) { return sqlite3_column_int64(s, i); }
 double ss_column_double(sqlite3_stmt *s, int i) { return sqlite3_column_double(s, i); }
 const char *ss_errmsg(sqlite3 *db) { return sqlite3_errmsg(db); }
-int ss_get_autocommit(sqlite3 *db) { return sqlite3_get_autocommit(db); }
-int ss_changes(sqlite3 *db) { return sqlite3_changes(db); }
 unsigned int ss_data_version(sqlite3 *db) {
   unsigned int v = 0;
   sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);

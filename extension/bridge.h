@@ -65,8 +65,6 @@ const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n);
 sqlite3_int64 ss_column_int64(sqlite3_stmt *s, int i);
 double ss_column_double(sqlite3_stmt *s, int i);
 const char *ss_errmsg(sqlite3 *db);
-int ss_get_autocommit(sqlite3 *db);
-int ss_changes(sqlite3 *db);
 unsigned int ss_data_version(sqlite3 *db);
 int ss_total_changes(sqlite3 *db);
 

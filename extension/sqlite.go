@@ -148,8 +148,6 @@ type sqliteErr struct {
 
 func (e *sqliteErr) Error() string { return e.msg }
 
-func (c conn) changes() int { return int(C.ss_changes(c.db)) }
-
 // version changes whenever the database may have changed: a commit by any
 // connection, or a change by this one inside its transaction.
 func (c conn) version() [2]int64 {
