@@ -171,8 +171,9 @@ type connState struct {
 	// deferIndexing is set by sessions_defer_indexing: inserts only mark
 	// their sessions pending.
 	deferIndexing bool
-	// last is the text sessionsearch_entry read, for the
-	// sessionsearch_message_text call that follows it in the trigger.
+	// last is the message text sessionsearch_entry read (unmasked), for
+	// the sessionsearch_message_text call that follows it in the trigger
+	// when the message is indexed.
 	last struct {
 		key  string
 		seq  int64
@@ -443,7 +444,7 @@ func fnEntry(c *call) error {
 	last := &c.state.last
 	last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, event), ""
 	if e.Message {
-		last.text = indexText(text)
+		last.text = text // masked by sessionsearch_message_text, if it is indexed
 	}
 	c.resultBytes(info(e, extends, t))
 	return nil
@@ -461,11 +462,12 @@ func fnMessageText(c *call) error {
 	key, event := c.text(0), c.textBytes(2)
 	seq, _ := c.int(1, "seq")
 	last := &c.state.last
+	var text string
 	if last.key == key && last.seq == seq && last.hash == maphash.Bytes(eventHashSeed, event) {
-		c.resultText(last.text)
-		return nil
+		text = last.text
+	} else {
+		text, _ = transcript.MessageText(event)
 	}
-	text, _ := transcript.MessageText(event)
 	c.resultText(indexText(text))
 	return nil
 }
