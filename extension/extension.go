@@ -102,7 +102,7 @@ func (p outputPool) Get() *tokenizer.Output {
 // Put keeps o unless the free list is full or o holds a huge document's
 // buffers (maxPooledBytes), which would stay pinned forever.
 func (p outputPool) Put(o *tokenizer.Output) {
-	if cap(o.Folded) > maxPooledBytes || cap(o.Tokens) > maxPooledBytes/8 {
+	if cap(o.Folded) > maxPooledBytes || cap(o.Tokens)*int(unsafe.Sizeof(tokenizer.Token{})) > maxPooledBytes {
 		return
 	}
 	select {
