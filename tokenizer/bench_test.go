@@ -40,3 +40,7 @@ func BenchmarkTokenizeGoSource(b *testing.B) {
 func BenchmarkTokenizeTranscripts(b *testing.B) {
 	benchmarkTokenize(b, benchCorpus(b, "../internal/fixtures/transcripts/*.jsonl"), Options{})
 }
+
+func BenchmarkTokenizeProse(b *testing.B) {
+	benchmarkTokenize(b, benchCorpus(b, "/usr/share/common-licenses/*"), Options{})
+}

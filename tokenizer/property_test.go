@@ -154,6 +154,11 @@ func FuzzTokenize(f *testing.F) {
 			for _, query := range []bool{false, true} {
 				opts.Tokenize(src, query, &o)
 				checkTokens(t, src, &o, query)
+				// The short cuts (ASCII blocks, run) agree with segmenting
+				// every word boundary.
+				if got, want := fmt.Sprint(tokenList(&o)), fmt.Sprint(tokenList(tokensBySegments(opts, src, query))); got != want {
+					t.Fatalf("%+q (%s, query=%v):\n got %s\nwant %s", src, opts, query, got, want)
+				}
 			}
 		}
 	})

@@ -139,11 +139,13 @@ func tokenList(o *Output) []string {
 
 // TestASCIIMatchesGeneral: tokenizeASCII gives the tokens of the general path.
 func TestASCIIMatchesGeneral(t *testing.T) {
-	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS"}
+	// Long pieces and texts make words cross the 64-byte blocks of ascii.
+	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS",
+		"   ", "abcdefghijklmnopqrstuvwxyz", "Abcdefghijklmnopqrstuvwxyz0123456789", "getHTTPResponseCodeFromServerWithRetry", "é"}
 	r := rand.New(rand.NewSource(5))
 	for range 20000 {
 		var b strings.Builder
-		for range 1 + r.Intn(12) {
+		for range 1 + r.Intn(40) {
 			b.WriteString(pieces[r.Intn(len(pieces))])
 		}
 		src := []byte(b.String())
