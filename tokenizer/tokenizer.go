@@ -222,83 +222,112 @@ func (e *emitter) ascii(from, to int) {
 		return
 	}
 	src := e.src[:to]
-	pending := -1 // the start of a word that runs on into the next block
-	var pendingUpper uint64
+	// A word that runs on into the next block: its start, and its case
+	// masks from bit 0 at its start.
+	pending := -1
+	var pendingUpper, pendingLower uint64
 	for base := from; base < to; base += 64 {
-		var word, upper uint64
+		var m blockMasks
 		if base+64 <= to {
-			word, upper = asciiMasks((*[64]byte)(src[base:]))
+			m = asciiMasks((*[64]byte)(src[base:]))
 		} else {
 			var tail [64]byte // zero bytes are separators
 			copy(tail[:], src[base:])
-			word, upper = asciiMasks(&tail)
+			m = asciiMasks(&tail)
 		}
-		if pending >= 0 && word&1 == 0 {
-			e.asciiWord(pending, base, pendingUpper)
+		if pending >= 0 && m.word&1 == 0 {
+			e.asciiWord(pending, base, pendingUpper, pendingLower)
 			pending = -1
 		}
 		carry := uint64(0)
 		if pending >= 0 {
 			carry = 1
 		}
-		starts := word &^ (word<<1 | carry)
-		ends := word &^ (word >> 1) &^ (1 << 63) // bit 63 ends its word in the next block
+		starts := m.word &^ (m.word<<1 | carry)
+		ends := m.word &^ (m.word >> 1) &^ (1 << 63) // bit 63 ends its word in the next block
 		for ends != 0 {
 			p := bits.TrailingZeros64(ends)
 			ends &= ends - 1
 			end := base + p + 1
 			if pending >= 0 {
 				// The word began in an earlier block.
-				e.asciiWord(pending, end, pendingUpper|(upper&(1<<uint(p+1)-1))<<uint(base-pending))
+				in, shift := uint64(1)<<uint(p+1)-1, uint(base-pending)
+				e.asciiWord(pending, end, pendingUpper|(m.upper&in)<<shift, pendingLower|(m.lower&in)<<shift)
 				pending = -1
 				continue
 			}
 			q := bits.TrailingZeros64(starts)
 			starts &= starts - 1
-			e.asciiWord(base+q, end, upper>>uint(q)&(1<<uint(p+1-q)-1))
+			in := uint64(1)<<uint(p+1-q) - 1
+			e.asciiWord(base+q, end, m.upper>>uint(q)&in, m.lower>>uint(q)&in)
 		}
-		if word>>63 != 0 {
+		if m.word>>63 != 0 {
 			if pending < 0 {
 				q := bits.TrailingZeros64(starts)
-				pending, pendingUpper = base+q, upper>>uint(q)
+				pending, pendingUpper, pendingLower = base+q, m.upper>>uint(q), m.lower>>uint(q)
 			} else {
-				pendingUpper |= upper << uint(base-pending)
+				shift := uint(base - pending)
+				pendingUpper |= m.upper << shift
+				pendingLower |= m.lower << shift
 			}
 		}
 	}
 	if pending >= 0 {
-		e.asciiWord(pending, to, pendingUpper)
+		e.asciiWord(pending, to, pendingUpper, pendingLower)
 	}
 }
 
-// asciiWord emits the word src[i:j]; bit k of upper is set when src[i+k] is
-// an upper-case letter (bits past 63 are lost, which only matters for
-// choosing between the cases below, and those look at the bytes again).
-func (e *emitter) asciiWord(i, j int, upper uint64) {
+// asciiWord emits the word src[i:j]. Bit k of upper (lower) is set when
+// src[i+k] is an upper-case (lower-case) letter; for words longer than 64
+// bytes the masks are incomplete and the bytes are looked at again.
+func (e *emitter) asciiWord(i, j int, upper, lower uint64) {
 	e.lastGram = false
-	switch {
-	case upper == 0 && j-i <= 64:
+	if upper == 0 && j-i <= 64 {
 		e.tokens = push(e.tokens, int32(i), int32(j-i), int32(i), int32(j), InSource)
-	case upper == 1 && j-i <= 64:
-		f0 := int32(len(e.fb))
-		e.fb = appendLower(e.fb, e.src[i:j])
-		e.tokens = push(e.tokens, f0, int32(j-i), int32(i), int32(j), 0)
-	default:
-		e.asciiCamel(i, j)
+		return
 	}
+	f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
+	if j-i > 64 {
+		e.fb = appendLower(e.fb, e.src[i:j])
+		e.asciiCamel(i, j, f0)
+		return
+	}
+	at := len(e.fb)
+	e.fb = append(e.fb, e.src[i:j]...)
+	for word, u := e.fb[at:], upper; u != 0; u &= u - 1 {
+		word[bits.TrailingZeros64(u)] += 'a' - 'A'
+	}
+	// camelCase cuts, as asciiCamelCuts finds them: before an upper-case
+	// letter that follows a lower-case one or precedes one.
+	cuts := upper & (lower<<1 | lower>>1) &^ 1
+	if cuts == 0 {
+		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
+		return
+	}
+	prev, flags := int32(i), int32(0)
+	if !e.query {
+		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
+		flags = Colocated
+	}
+	for cuts != 0 {
+		c := int32(i + bits.TrailingZeros64(cuts))
+		cuts &= cuts - 1
+		e.tokens = push(e.tokens, f0+prev, c-prev, prev, c, flags)
+		prev, flags = c, 0
+	}
+	e.tokens = push(e.tokens, f0+prev, int32(j)-prev, prev, int32(j), 0)
 }
 
-// asciiCamel emits a word that may have upper-case letters after its first:
-// its camelCase parts, and in documents the whole word at the first part's
-// position.
-func (e *emitter) asciiCamel(i, j int) {
+// asciiCamel emits a word of more than 64 bytes whose lower-case form has
+// been appended to the folded text (f0 is its folded offset minus its
+// source offset): its camelCase parts, and in documents the whole word at
+// the first part's position.
+func (e *emitter) asciiCamel(i, j int, f0 int32) {
 	src := e.src
-	f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
-	e.fb = appendLower(e.fb, src[i:j])
 	cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
 	e.o.camel = cuts
-	if len(cuts) == 0 && !hasUpper(src[i+1:j]) && asciiClass[src[i]] != asciiUpper {
-		// A long lower-case word.
+	if len(cuts) == 0 && !hasUpper(src[i:j]) {
+		// Lower case: the token is the input itself.
 		e.tokens = push(e.tokens, int32(i), int32(j-i), int32(i), int32(j), InSource)
 		e.fb = e.fb[:int(f0)+i]
 		return
@@ -314,33 +343,36 @@ func (e *emitter) asciiCamel(i, j int) {
 	}
 }
 
-// asciiMasks classifies 64 ASCII bytes: bit k of word is set when b[k] is a
-// letter or digit, bit k of upper when it is an upper-case letter.
-func asciiMasks(b *[64]byte) (word, upper uint64) {
+// blockMasks classify 64 bytes: bit k is set when byte k is a letter or
+// digit (word), an upper-case letter (upper), a lower-case letter (lower).
+type blockMasks struct{ word, upper, lower uint64 }
+
+// asciiMasks classifies 64 ASCII bytes.
+func asciiMasks(b *[64]byte) (m blockMasks) {
 	for k := 0; k < 8; k++ {
-		w, u := asciiMasks8(binary.LittleEndian.Uint64(b[8*k:]))
-		word |= w << (8 * k)
-		upper |= u << (8 * k)
+		w, u, l := asciiMasks8(binary.LittleEndian.Uint64(b[8*k:]))
+		m.word |= w << (8 * k)
+		m.upper |= u << (8 * k)
+		m.lower |= l << (8 * k)
 	}
-	return word, upper
+	return m
 }
 
 // asciiMasks8 classifies 8 bytes below 0x80 at once: adding a constant to
 // each byte sets its high bit exactly when the byte is at least some value,
 // and no byte carries into the next. The high bits are then gathered into
 // the low 8 bits by a multiplication.
-func asciiMasks8(x uint64) (word, upper uint64) {
+func asciiMasks8(x uint64) (word, upper, lower uint64) {
 	const (
 		ones = 0x0101010101010101
 		high = 0x8080808080808080
 	)
 	l := x | 0x20*ones // letters to lower case
-	letter := (l + (0x80-'a')*ones) &^ (l + (0x7f-'z')*ones)
-	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
-	w := (letter | digit) & high
-	u := letter &^ (x << 2) & high // upper case: bit 0x20 clear
+	letter := (l + (0x80-'a')*ones) &^ (l + (0x7f-'z')*ones) & high
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones) & high
+	small := x << 2 & high // bit 0x20: lower case, for letters
 	const gather = 0x0102040810204080
-	return (w >> 7) * gather >> 56, (u >> 7) * gather >> 56
+	return ((letter | digit) >> 7) * gather >> 56, ((letter &^ small) >> 7) * gather >> 56, ((letter & small) >> 7) * gather >> 56
 }
 
 // general emits the tokens of src[from:to], which starts after a separator
