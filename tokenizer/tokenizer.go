@@ -259,7 +259,14 @@ func (e *emitter) ascii(from, to int) {
 			q := bits.TrailingZeros64(starts)
 			starts &= starts - 1
 			in := uint64(1)<<uint(p+1-q) - 1
-			e.asciiWord(base+q, end, m.upper>>uint(q)&in, m.lower>>uint(q)&in)
+			if upper := m.upper >> uint(q) & in; upper == 0 {
+				// Most words: lower case, and the token is the input itself
+				// (asciiWord's first case, without the call).
+				e.tokens = push(e.tokens, int32(base+q), int32(end-base-q), int32(base+q), int32(end), InSource)
+				e.lastGram = false
+			} else {
+				e.asciiWord(base+q, end, upper, m.lower>>uint(q)&in)
+			}
 		}
 		if m.word>>63 != 0 {
 			if pending < 0 {
