@@ -22,6 +22,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/tokenizer"
@@ -86,11 +87,19 @@ func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int) (rc C.int) {
 // but the garbage collector empties it every other cycle, and an index
 // build then pays for growing fresh buffers (page faults and zeroing) all
 // the time; this free list keeps a few for as long as the process runs.
+// One is kept in an atomic slot, which a single connection (the usual case)
+// takes and gives back without the channel's lock.
 var outputs = outputPool{free: make(chan *tokenizer.Output, 8)}
 
-type outputPool struct{ free chan *tokenizer.Output }
+type outputPool struct {
+	slot atomic.Pointer[tokenizer.Output]
+	free chan *tokenizer.Output
+}
 
-func (p outputPool) Get() *tokenizer.Output {
+func (p *outputPool) Get() *tokenizer.Output {
+	if o := p.slot.Swap(nil); o != nil {
+		return o
+	}
 	select {
 	case o := <-p.free:
 		return o
@@ -101,8 +110,11 @@ func (p outputPool) Get() *tokenizer.Output {
 
 // Put keeps o unless the free list is full or o holds a huge document's
 // buffers (maxPooledBytes), which would stay pinned forever.
-func (p outputPool) Put(o *tokenizer.Output) {
+func (p *outputPool) Put(o *tokenizer.Output) {
 	if cap(o.Folded) > maxPooledBytes || cap(o.Tokens)*int(unsafe.Sizeof(tokenizer.Token{})) > maxPooledBytes {
+		return
+	}
+	if p.slot.CompareAndSwap(nil, o) {
 		return
 	}
 	select {
