@@ -53,7 +53,8 @@ func TestOpenUsesWAL(t *testing.T) {
 }
 
 // Any bytes index: invalid UTF-8, NUL and a 16 MiB document insert and
-// are searchable around the damage.
+// are searchable around the damage. The document after the big one gets
+// buffers that are not the big one's (which are too large to keep).
 func TestHostileDocuments(t *testing.T) {
 	db, err := sql.Open(driver.DriverName, ":memory:")
 	if err != nil {
@@ -65,13 +66,13 @@ func TestHostileDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("filler 東京 \xff\xfe text ", (16<<20)/24) + " needle"
-	docs := []string{"bad \xc3\x28 utf8 apple", "nul\x00byte apple", big}
+	docs := []string{"bad \xc3\x28 utf8 apple", "nul\x00byte apple", big, "after the Big one: apple"}
 	for _, d := range docs {
 		if _, err := db.Exec(`INSERT INTO t(body) VALUES (CAST(?1 AS TEXT))`, []byte(d)); err != nil {
 			t.Fatalf("insert %d bytes: %v", len(d), err)
 		}
 	}
-	for q, want := range map[string]int{"apple": 2, "utf8": 1, "needle": 1, "東京": 1} {
+	for q, want := range map[string]int{"apple": 3, "utf8": 1, "needle": 1, "東京": 1, "big": 1} {
 		var n int
 		if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?1`, q).Scan(&n); err != nil || n != want {
 			t.Errorf("%s: %d rows (%v), want %d", q, n, err, want)
