@@ -155,7 +155,7 @@ func (opts Options) Tokenize(src []byte, query bool, o *Output) {
 			break
 		}
 		cut := k
-		for cut > pos && asciiClass[src[cut-1]] != asciiSeparator {
+		for cut > pos && asciiWord[src[cut-1]] {
 			cut--
 		}
 		e.ascii(pos, cut)
@@ -181,25 +181,6 @@ func nextNonASCII(s []byte, i int) int {
 	}
 	return i
 }
-
-// Classes of ASCII bytes for ascii.
-const (
-	asciiSeparator = 0
-	asciiLower     = 1 // lower-case letters and digits
-	asciiUpper     = 2
-)
-
-var asciiClass = func() (t [256]uint8) {
-	for c := range 128 {
-		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			t[c] = asciiLower
-		case 'A' <= c && c <= 'Z':
-			t[c] = asciiUpper
-		}
-	}
-	return t
-}()
 
 var asciiSpace = func() (t [256]bool) {
 	for _, c := range " \t\n\v\f\r" {
@@ -236,7 +217,7 @@ func (e *emitter) ascii(from, to int) {
 			m = asciiMasks(&tail)
 		}
 		if pending >= 0 && m.word&1 == 0 {
-			e.asciiWord(pending, base, pendingUpper, pendingLower)
+			e.asciiEmit(pending, base, pendingUpper, pendingLower)
 			pending = -1
 		}
 		carry := uint64(0)
@@ -252,7 +233,7 @@ func (e *emitter) ascii(from, to int) {
 			if pending >= 0 {
 				// The word began in an earlier block.
 				in, shift := uint64(1)<<uint(p+1)-1, uint(base-pending)
-				e.asciiWord(pending, end, pendingUpper|(m.upper&in)<<shift, pendingLower|(m.lower&in)<<shift)
+				e.asciiEmit(pending, end, pendingUpper|(m.upper&in)<<shift, pendingLower|(m.lower&in)<<shift)
 				pending = -1
 				continue
 			}
@@ -261,11 +242,11 @@ func (e *emitter) ascii(from, to int) {
 			in := uint64(1)<<uint(p+1-q) - 1
 			if upper := m.upper >> uint(q) & in; upper == 0 {
 				// Most words: lower case, and the token is the input itself
-				// (asciiWord's first case, without the call).
+				// (asciiEmit's first case, without the call).
 				e.tokens = push(e.tokens, int32(base+q), int32(end-base-q), int32(base+q), int32(end), InSource)
 				e.lastGram = false
 			} else {
-				e.asciiWord(base+q, end, upper, m.lower>>uint(q)&in)
+				e.asciiEmit(base+q, end, upper, m.lower>>uint(q)&in)
 			}
 		}
 		if m.word>>63 != 0 {
@@ -280,25 +261,24 @@ func (e *emitter) ascii(from, to int) {
 		}
 	}
 	if pending >= 0 {
-		e.asciiWord(pending, to, pendingUpper, pendingLower)
+		e.asciiEmit(pending, to, pendingUpper, pendingLower)
 	}
 }
 
-// asciiWord emits the word src[i:j]. Bit k of upper (lower) is set when
+// asciiEmit emits the word src[i:j]. Bit k of upper (lower) is set when
 // src[i+k] is an upper-case (lower-case) letter; for words longer than 64
 // bytes the masks are incomplete and the bytes are looked at again.
-func (e *emitter) asciiWord(i, j int, upper, lower uint64) {
+func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 	e.lastGram = false
 	if upper == 0 && j-i <= 64 {
 		e.tokens = push(e.tokens, int32(i), int32(j-i), int32(i), int32(j), InSource)
 		return
 	}
-	f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
 	if j-i > 64 {
-		e.fb = appendLower(e.fb, e.src[i:j])
-		e.asciiCamel(i, j, f0)
+		e.asciiLong(i, j)
 		return
 	}
+	f0 := int32(len(e.fb)) - int32(i) // folded offset minus source offset
 	at := len(e.fb)
 	e.fb = append(e.fb, e.src[i:j]...)
 	for word, u := e.fb[at:], upper; u != 0; u &= u - 1 {
@@ -325,20 +305,17 @@ func (e *emitter) asciiWord(i, j int, upper, lower uint64) {
 	e.tokens = push(e.tokens, f0+prev, int32(j)-prev, prev, int32(j), 0)
 }
 
-// asciiCamel emits a word of more than 64 bytes whose lower-case form has
-// been appended to the folded text (f0 is its folded offset minus its
-// source offset): its camelCase parts, and in documents the whole word at
-// the first part's position.
-func (e *emitter) asciiCamel(i, j int, f0 int32) {
+// asciiLong is asciiEmit for a word of more than 64 bytes, from its bytes.
+func (e *emitter) asciiLong(i, j int) {
 	src := e.src
-	cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
-	e.o.camel = cuts
-	if len(cuts) == 0 && !hasUpper(src[i:j]) {
-		// Lower case: the token is the input itself.
+	if !hasUpper(src[i:j]) {
 		e.tokens = push(e.tokens, int32(i), int32(j-i), int32(i), int32(j), InSource)
-		e.fb = e.fb[:int(f0)+i]
 		return
 	}
+	f0 := int32(len(e.fb)) - int32(i)
+	e.fb = appendLower(e.fb, src[i:j])
+	cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
+	e.o.camel = cuts
 	prev, flags := int32(i), int32(0)
 	if len(cuts) > 0 && !e.query {
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
