@@ -2,16 +2,12 @@ package driver_test
 
 import (
 	"database/sql"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
-	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+	"github.com/sessionsearch/sessionsearch/internal/benchdata"
 )
 
 // Index-build benchmarks: the same documents inserted into FTS5 tables with
@@ -19,134 +15,12 @@ import (
 // the reported ratio (sessionsearch speed / reference speed) compares like
 // with like on this machine. MB/s counts the bytes of the documents.
 
-// corpus returns documents of about 1 KiB cut from texts at line breaks.
-func corpus(texts []string) []string {
-	var docs []string
-	var b strings.Builder
-	for _, t := range texts {
-		for _, line := range strings.SplitAfter(t, "\n") {
-			b.WriteString(line)
-			if b.Len() >= 1024 {
-				docs = append(docs, b.String())
-				b.Reset()
-			}
-		}
-	}
-	if b.Len() > 0 {
-		docs = append(docs, b.String())
-	}
-	return docs
-}
-
-// transcriptTexts returns the user and assistant text of the fixture
-// transcripts, filtered by a language predicate on the file name.
-func transcriptTexts(tb testing.TB, keep func(name string) bool) []string {
-	var texts []string
-	for _, f := range fixtures.Files() {
-		if !keep(f.Name) {
-			continue
-		}
-		for _, line := range f.Lines {
-			var e struct {
-				Message struct {
-					Role    string          `json:"role"`
-					Content json.RawMessage `json:"content"`
-				} `json:"message"`
-			}
-			if json.Unmarshal(line, &e) != nil || (e.Message.Role != "user" && e.Message.Role != "assistant") {
-				continue
-			}
-			var s string
-			if json.Unmarshal(e.Message.Content, &s) == nil {
-				texts = append(texts, s+"\n")
-				continue
-			}
-			var blocks []struct{ Type, Text string }
-			json.Unmarshal(e.Message.Content, &blocks)
-			for _, bl := range blocks {
-				if bl.Type == "text" {
-					texts = append(texts, bl.Text+"\n")
-				}
-			}
-		}
-	}
+// need fails the benchmark when a corpus is missing from this machine.
+func need(tb testing.TB, name string, texts []string) []string {
 	if len(texts) == 0 {
-		tb.Fatal("no fixture transcript texts")
+		tb.Fatalf("no %s on this machine", name)
 	}
 	return texts
-}
-
-// englishProse returns the licence texts every Debian system carries:
-// plain English prose.
-func englishProse(tb testing.TB) []string {
-	files, _ := filepath.Glob("/usr/share/common-licenses/*")
-	var texts []string
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			texts = append(texts, string(b))
-		}
-	}
-	if len(texts) == 0 {
-		tb.Fatal("no texts in /usr/share/common-licenses")
-	}
-	return texts
-}
-
-// goSource returns Go source text from the standard library.
-func goSource(tb testing.TB) []string {
-	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
-	var texts []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		texts = append(texts, string(b))
-	}
-	if len(texts) == 0 {
-		tb.Fatal("no Go source in GOROOT")
-	}
-	return texts
-}
-
-// localeTexts returns the translated strings of the gettext catalogs of
-// the given languages under /usr/share/locale.
-func localeTexts(tb testing.TB, langs ...string) []string {
-	var texts []string
-	for _, lang := range langs {
-		files, _ := filepath.Glob("/usr/share/locale/" + lang + "/LC_MESSAGES/*.mo")
-		for _, f := range files {
-			texts = append(texts, moStrings(f)...)
-		}
-	}
-	return texts
-}
-
-// moStrings reads the translations of a GNU .mo catalog.
-func moStrings(path string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < 28 {
-		return nil
-	}
-	le := b[0] == 0xde && b[1] == 0x12
-	u32 := func(off int) int {
-		if off+4 > len(b) {
-			return 0
-		}
-		if le {
-			return int(b[off]) | int(b[off+1])<<8 | int(b[off+2])<<16 | int(b[off+3])<<24
-		}
-		return int(b[off+3]) | int(b[off+2])<<8 | int(b[off+1])<<16 | int(b[off])<<24
-	}
-	n, tOff := u32(8), u32(16)
-	var out []string
-	for i := 1; i < n; i++ { // entry 0 is the header
-		l, o := u32(tOff+8*i), u32(tOff+8*i+4)
-		if o+l <= len(b) {
-			out = append(out, strings.ReplaceAll(string(b[o:o+l]), "\x00", "\n")+"\n")
-		}
-	}
-	return out
 }
 
 func openBench(tb testing.TB) *sql.DB {
@@ -218,29 +92,32 @@ func compareBuild(b *testing.B, docs []string, ours, reference string) {
 }
 
 func BenchmarkIndexBuild(b *testing.B) {
-	english := func(name string) bool { return strings.HasPrefix(name, "en-") }
-	multilingual := func(string) bool { return true }
+	corpus := func(texts []string) []string { return benchdata.Docs(texts, 1024) }
+	prose := func() []string { return need(b, "licence texts in /usr/share/common-licenses", benchdata.Prose()) }
+	goSource := func() []string { return need(b, "Go source in GOROOT", benchdata.GoSource()) }
+	messages := func(keep func(string) bool) []string { return need(b, "fixture messages", benchdata.Messages(keep)) }
+	all := func(string) bool { return true }
 	cjk := func(name string) bool { return strings.HasPrefix(name, "zh-") || strings.HasPrefix(name, "ja-") }
 	sets := []struct {
 		name            string
 		docs            func() []string
 		ours, reference string
 	}{
-		{"english-prose/vs-unicode61", func() []string { return corpus(englishProse(b)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
-		{"english-transcripts/vs-unicode61", func() []string { return corpus(transcriptTexts(b, english)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"english-prose/vs-unicode61", func() []string { return corpus(prose()) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"english-transcripts/vs-unicode61", func() []string { return corpus(messages(benchdata.English)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		// Each message its own document, as the transcript store indexes
 		// them (median 140 bytes): the cost per document counts more.
-		{"english-messages/vs-unicode61", func() []string { return transcriptTexts(b, english) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"english-messages/vs-unicode61", func() []string { return messages(benchdata.English) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"english-and-code/vs-unicode61", func() []string {
-			return corpus(append(append(englishProse(b), transcriptTexts(b, english)...), goSource(b)[:8]...))
+			return corpus(append(append(prose(), messages(benchdata.English)...), goSource()[:8]...))
 		}, "sessionsearch", "unicode61 remove_diacritics 2"},
-		{"go-code/vs-unicode61", func() []string { return corpus(goSource(b)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
-		{"multilingual-transcripts/vs-unicode61", func() []string { return corpus(transcriptTexts(b, multilingual)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"go-code/vs-unicode61", func() []string { return corpus(goSource()) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		{"multilingual-transcripts/vs-unicode61", func() []string { return corpus(messages(all)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"multilingual-catalogs/vs-unicode61", func() []string {
-			return corpus(localeTexts(b, "de", "fr", "ru", "uk", "el", "ar", "he", "hi", "vi", "tr", "pl", "ja", "zh_CN", "ko", "th"))
+			return corpus(benchdata.Catalogs("de", "fr", "ru", "uk", "el", "ar", "he", "hi", "vi", "tr", "pl", "ja", "zh_CN", "ko", "th"))
 		}, "sessionsearch", "unicode61 remove_diacritics 2"},
-		{"cjk-transcripts/trigram-vs-trigram", func() []string { return corpus(transcriptTexts(b, cjk)) }, "sessionsearch cjk trigram", "trigram"},
-		{"cjk-catalogs/trigram-vs-trigram", func() []string { return corpus(localeTexts(b, "ja", "zh_CN", "zh_TW", "ko")) }, "sessionsearch cjk trigram", "trigram"},
+		{"cjk-transcripts/trigram-vs-trigram", func() []string { return corpus(messages(cjk)) }, "sessionsearch cjk trigram", "trigram"},
+		{"cjk-catalogs/trigram-vs-trigram", func() []string { return corpus(benchdata.Catalogs("ja", "zh_CN", "zh_TW", "ko")) }, "sessionsearch cjk trigram", "trigram"},
 	}
 	for _, s := range sets {
 		b.Run(s.name, func(b *testing.B) {
