@@ -3,8 +3,10 @@ package tokenizer
 import (
 	"os"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/benchdata"
 )
 
 func benchCorpus(b *testing.B, glob string) []byte {
@@ -34,10 +36,10 @@ func benchmarkTokenize(b *testing.B, data []byte, opts Options) {
 	}
 }
 
-// BenchmarkTokenizeGoSource reads the Go source that driver's
+// The Go source and prose benchmarks read texts that driver's
 // BenchmarkIndexBuild indexes.
 func BenchmarkTokenizeGoSource(b *testing.B) {
-	benchmarkTokenize(b, benchCorpus(b, filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go")), Options{})
+	benchmarkTokenize(b, joined(b, benchdata.GoSource()), Options{})
 }
 
 func BenchmarkTokenizeTranscripts(b *testing.B) {
@@ -45,5 +47,12 @@ func BenchmarkTokenizeTranscripts(b *testing.B) {
 }
 
 func BenchmarkTokenizeProse(b *testing.B) {
-	benchmarkTokenize(b, benchCorpus(b, "/usr/share/common-licenses/*"), Options{})
+	benchmarkTokenize(b, joined(b, benchdata.Prose()), Options{})
+}
+
+func joined(b *testing.B, texts []string) []byte {
+	if len(texts) == 0 {
+		b.Fatal("corpus missing: /usr/share/common-licenses or GOROOT/src/net/http")
+	}
+	return []byte(strings.Join(texts, ""))
 }

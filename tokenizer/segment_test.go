@@ -137,7 +137,8 @@ func tokenList(o *Output) []string {
 	return l
 }
 
-// TestASCIIMatchesGeneral: tokenizeASCII gives the tokens of the general path.
+// TestASCIIMatchesGeneral: the ASCII path (ascii) gives the tokens of the
+// general path.
 func TestASCIIMatchesGeneral(t *testing.T) {
 	// Long pieces and texts make words cross the 64-byte blocks of ascii.
 	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS",
