@@ -142,7 +142,8 @@ func tokenList(o *Output) []string {
 func TestASCIIMatchesGeneral(t *testing.T) {
 	// Long pieces and texts make words cross the 64-byte blocks of ascii.
 	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS",
-		"   ", "abcdefghijklmnopqrstuvwxyz", "Abcdefghijklmnopqrstuvwxyz0123456789", "getHTTPResponseCodeFromServerWithRetry", "é"}
+		"   ", "abcdefghijklmnopqrstuvwxyz", "Abcdefghijklmnopqrstuvwxyz0123456789", "getHTTPResponseCodeFromServerWithRetry", "é",
+		"s", "IDs", "URLsFor"}
 	r := rand.New(rand.NewSource(5))
 	for range 20000 {
 		var b strings.Builder

@@ -36,7 +36,7 @@ import (
 
 // Version identifies the token output. It changes whenever any text would
 // tokenize differently, which requires rebuilding existing indexes.
-const Version = 1
+const Version = 2
 
 // Options are the tokenizer arguments of `tokenize='sessionsearch ...'`.
 type Options struct {
@@ -285,8 +285,14 @@ func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 		word[bits.TrailingZeros64(u)] += 'a' - 'A'
 	}
 	// camelCase cuts, as asciiCamelCuts finds them: before an upper-case
-	// letter that follows a lower-case one or precedes one.
+	// letter that follows a lower-case one or precedes one, unless that one
+	// is the s of an acronym's plural (URLs, getURLsFor).
 	cuts := upper & (lower<<1 | lower>>1) &^ 1
+	for c := cuts &^ (lower << 1); c != 0; c &= c - 1 {
+		if k := bits.TrailingZeros64(c); e.src[i+k+1] == 's' && lower>>(k+2)&1 == 0 {
+			cuts &^= 1 << k
+		}
+	}
 	if cuts == 0 {
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 		return
@@ -559,8 +565,9 @@ func (e *emitter) word(a, b int) {
 // splits: before an upper-case letter that follows a lower-case letter
 // (camelCase), and before an upper-case letter that a lower-case letter
 // follows, after an upper-case letter or a digit (HTTPServer, base64Encode;
-// but 0x1F and SHA256 stay whole). Case comes from the source text, since
-// folding removed it.
+// but 0x1F and SHA256 stay whole), unless that lower-case letter is an s
+// that no other lower-case letter follows (an acronym's plural: URLs, IDs,
+// getURLsFor). Case comes from the source text, since folding removed it.
 func (e *emitter) camelCuts(a, b int32) []int32 {
 	cuts := e.o.camel[:0]
 	if d := e.offs.delta; len(e.offs.pieces) == 0 {
@@ -589,6 +596,19 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 	kinds := [3]int{-1, -1, -1}
 	srcs := [3]int32{-1, -1, -1}
 	var prevStart int32
+	// lowerAt reports whether the character at folded offset j continues
+	// the word in lower case (a mark takes the case of its letter).
+	lowerAt := func(j int32) bool {
+		if j >= b {
+			return false
+		}
+		p, _ := propAt(text, int(j))
+		if p.base() == baseMark {
+			return true
+		}
+		sp, _ := propAt(e.src, int(e.offs.start(j)))
+		return sp.caseKind() == caseLower
+	}
 	for i := a; i <= b; {
 		n := int32(1)
 		kinds[2], srcs[2] = -1, -1
@@ -604,8 +624,9 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 			}
 		}
 		// Decide the cut before the previous character (needs one lookahead).
+		pluralS := kinds[2] == caseLower && text[i] == 's' && !lowerAt(i+n)
 		if kinds[0] >= 0 && kinds[1] == caseUpper && srcs[0] != srcs[1] &&
-			(kinds[0] == caseLower || (kinds[0] == caseUpper || kinds[0] == caseDigit) && kinds[2] == caseLower) {
+			(kinds[0] == caseLower || (kinds[0] == caseUpper || kinds[0] == caseDigit) && kinds[2] == caseLower && !pluralS) {
 			cuts = append(cuts, prevStart)
 		}
 		kinds[0], kinds[1] = kinds[1], kinds[2]
@@ -648,7 +669,8 @@ func asciiCamelCuts(word []byte, base int32, cuts []int32) ([]int32, bool) {
 			continue
 		}
 		prev := kind(word[k-1])
-		if prev == caseLower || prev != caseOther && k+1 < len(word) && kind(word[k+1]) == caseLower {
+		if prev == caseLower || prev != caseOther && k+1 < len(word) && kind(word[k+1]) == caseLower &&
+			!(word[k+1] == 's' && (k+2 == len(word) || kind(word[k+2]) != caseLower)) {
 			cuts = append(cuts, base+int32(k))
 		}
 	}

@@ -84,6 +84,7 @@ insert into t(rowid, body) values (509, 'I can’t stop');
 insert into t(rowid, body) values (510, 'fetch https://api.example.com/v1/sessions?limit=10');
 insert into t(rowid, body) values (511, 'mail ops@example.com');
 insert into t(rowid, body) values (512, 'the NOT operator');
+insert into t(rowid, body) values (513, 'open the URLs and IDs');
 
 -- 6. Han, kana, Hangul, Thai, Lao, Khmer, Myanmar: substrings of any length, never across punctuation or space
 insert into t(rowid, body) values (601, '我住在東京都庁の近く');
@@ -119,7 +120,7 @@ insert into t(rowid, body) values (903, 'from 🇫🇮 with love');
 insert into t(rowid, body) values (1001, 'Der Bericht über die Brücke in Köln wurde gestern veröffentlicht und sofort überall gelesen.');
 
 insert into t3(rowid, body) select rowid, body from t;
-select 'all_documents_inserted', (select count(*) from t) = 83 and (select count(*) from t3) = 83;
+select 'all_documents_inserted', (select count(*) from t) = 84 and (select count(*) from t3) = 84;
 select 'invalid_utf8_stored_as_is', (select hex(body) from t where rowid = 801) = '666F806F20626172';
 select 'nul_stored_as_is', (select length(cast(body as blob)) from t3 where rowid = 802) = 13;
 
@@ -276,6 +277,12 @@ select 'acronym_camel_part', coalesce((select group_concat(rowid) from (select r
 select 'acronym_camel_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"server"' order by rowid)), '') = '503';
 select 'acronym_camel_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"httpserver"' order by rowid)), '') = '503';
 select 'acronym_camel_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"httpserver"' order by rowid)), '') = '503';
+select 'acronym_plural_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"urls"' order by rowid)), '') = '513';
+select 'acronym_plural_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"urls"' order by rowid)), '') = '513';
+select 'acronym_plural_not_cut', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ls"' order by rowid)), '') = '';
+select 'acronym_plural_not_cut_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"ls"' order by rowid)), '') = '';
+select 'acronym_plural_ids', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ids"' order by rowid)), '') = '513';
+select 'acronym_plural_not_cut_ds', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ds"' order by rowid)), '') = '';
 select 'file_name', coalesce((select group_concat(rowid) from (select rowid from t where t match '"report.txt"' order by rowid)), '') = '504';
 select 'file_name_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"report.txt"' order by rowid)), '') = '504';
 select 'file_name_part', coalesce((select group_concat(rowid) from (select rowid from t where t match '"txt"' order by rowid)), '') = '504';
