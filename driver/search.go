@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
 // Options are the options of sessions_search and sessions_history, encoded
@@ -35,22 +37,12 @@ type SearchOptions struct {
 	Order        string `json:"order,omitempty"`        // relevance (default) or recent
 }
 
-// SearchResult is the answer of Search: the JSON of sessions_search.
-type SearchResult struct {
-	Results   []SearchHit `json:"results"`
-	Indexing  bool        `json:"indexing"`
-	Truncated bool        `json:"truncated"`
-}
+// SearchResult is the answer of Search: the JSON of sessions_search, as
+// sqlfuncs writes it.
+type SearchResult = sqlfuncs.SearchResult
 
 // SearchHit is one result of Search.
-type SearchHit struct {
-	SessionKey string  `json:"sessionKey"`
-	MessageID  string  `json:"messageId"`
-	Role       string  `json:"role"`
-	Timestamp  int64   `json:"timestamp"` // epoch ms
-	Snippet    string  `json:"snippet"`
-	Score      float64 `json:"score"` // higher is better
-}
+type SearchHit = sqlfuncs.SearchHit
 
 // Search runs sessions_search(query, options).
 func (db *DB) Search(ctx context.Context, query string, opts SearchOptions) (*SearchResult, error) {
@@ -68,22 +60,12 @@ type HistoryOptions struct {
 	MaxBytes     int    `json:"maxBytes,omitempty"` // default 81920
 }
 
-// History is the answer of History, the JSON of sessions_history: the
-// active path, oldest first.
-type History struct {
-	SessionKey string           `json:"sessionKey"`
-	Messages   []HistoryMessage `json:"messages"`
-	Truncated  bool             `json:"truncated"`
-	HasMore    bool             `json:"hasMore"`
-}
+// History is the answer of History, the JSON of sessions_history as
+// sqlfuncs writes it: the active path, oldest first.
+type History = sqlfuncs.HistoryResult
 
 // HistoryMessage is one message of History.
-type HistoryMessage struct {
-	ID        string `json:"id"`
-	Role      string `json:"role"`
-	Timestamp int64  `json:"timestamp"` // epoch ms
-	Text      string `json:"text"`
-}
+type HistoryMessage = sqlfuncs.HistoryMessage
 
 // History runs sessions_history(sessionKey, options).
 func (db *DB) History(ctx context.Context, sessionKey string, opts HistoryOptions) (*History, error) {

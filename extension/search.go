@@ -150,10 +150,10 @@ func fnSessionsSearch(c *call) error {
 	if opts.Order == sqlfuncs.OrderRecent {
 		query = recentSQL
 	}
-	var results []sqlfuncs.SearchResult
+	var results []sqlfuncs.SearchHit
 	if expr != sqlfuncs.MatchNothing {
 		err = db.query(query, func(s *stmt) error {
-			results = append(results, sqlfuncs.SearchResult{SessionKey: s.text(0), MessageID: s.text(1),
+			results = append(results, sqlfuncs.SearchHit{SessionKey: s.text(0), MessageID: s.text(1),
 				Role: s.text(2), Timestamp: s.int(3), Snippet: s.text(4), Score: s.float(5)})
 			return nil
 		}, named{":query": c.text(0), ":prefix": opts.Prefix, ":session": session, ":caller": opts.Caller,

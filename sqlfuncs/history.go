@@ -178,8 +178,8 @@ func growWindow(anchor, floor, ceil, limit int, add func(i int) bool) (lo, hi in
 	return lo, hi
 }
 
-// SearchResult is one hit of sessions_search.
-type SearchResult struct {
+// SearchHit is one hit of sessions_search.
+type SearchHit struct {
 	SessionKey string  `json:"sessionKey"`
 	MessageID  string  `json:"messageId"`
 	Role       string  `json:"role"`
@@ -188,10 +188,11 @@ type SearchResult struct {
 	Score      float64 `json:"score"` // higher is better
 }
 
-type searchEnvelope struct {
-	Results   []SearchResult `json:"results"`
-	Indexing  bool           `json:"indexing"`
-	Truncated bool           `json:"truncated"`
+// SearchResult is the answer of sessions_search.
+type SearchResult struct {
+	Results   []SearchHit `json:"results"`
+	Indexing  bool        `json:"indexing"`
+	Truncated bool        `json:"truncated"`
 }
 
 // SearchJSON encodes the answer of sessions_search as
@@ -199,10 +200,10 @@ type searchEnvelope struct {
 // If it would exceed maxBytes, whole results are dropped from the end (the
 // lowest ranked) until it fits, and truncated is set. A score that is not a
 // finite number, which JSON cannot carry, is written as 0.
-func SearchJSON(results []SearchResult, indexing, truncated bool, maxBytes int) []byte {
-	env := searchEnvelope{Results: make([]SearchResult, len(results)), Indexing: indexing, Truncated: truncated}
+func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []byte {
+	env := SearchResult{Results: make([]SearchHit, len(results)), Indexing: indexing, Truncated: truncated}
 	copy(env.Results, results)
-	total := len(encodeJSON(searchEnvelope{Results: []SearchResult{}, Indexing: indexing, Truncated: truncated}))
+	total := len(encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated}))
 	sizes := make([]int, len(env.Results))
 	for i := range env.Results {
 		if s := env.Results[i].Score; math.IsNaN(s) || math.IsInf(s, 0) {
@@ -218,7 +219,7 @@ func SearchJSON(results []SearchResult, indexing, truncated bool, maxBytes int) 
 		return encodeJSON(env)
 	}
 	env.Truncated = true
-	total = len(encodeJSON(searchEnvelope{Results: []SearchResult{}, Indexing: indexing, Truncated: true}))
+	total = len(encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: true}))
 	keep := 0
 	for keep < len(sizes)-1 { // at least one goes, or truncated would lie
 		size := sizes[keep]

@@ -335,18 +335,18 @@ func TestHistoryInvariants(t *testing.T) {
 }
 
 func TestSearchJSON(t *testing.T) {
-	r := SearchResult{SessionKey: "agent:ops:main", MessageID: "m1", Role: "user", Timestamp: 1700000000000, Snippet: "a <b> & c", Score: 1.25}
+	r := SearchHit{SessionKey: "agent:ops:main", MessageID: "m1", Role: "user", Timestamp: 1700000000000, Snippet: "a <b> & c", Score: 1.25}
 	tests := []struct {
 		name                string
-		results             []SearchResult
+		results             []SearchHit
 		indexing, truncated bool
 		want                string
 	}{
 		{"no results", nil, false, false, `{"results":[],"indexing":false,"truncated":false}`},
-		{"flags", []SearchResult{}, true, true, `{"results":[],"indexing":true,"truncated":true}`},
-		{"one result", []SearchResult{r}, false, false,
+		{"flags", []SearchHit{}, true, true, `{"results":[],"indexing":true,"truncated":true}`},
+		{"one result", []SearchHit{r}, false, false,
 			`{"results":[{"sessionKey":"agent:ops:main","messageId":"m1","role":"user","timestamp":1700000000000,"snippet":"a <b> & c","score":1.25}],"indexing":false,"truncated":false}`},
-		{"scores", []SearchResult{{Score: 0}, {Score: -3.5}, {Score: 1e-7}, {Score: math.NaN()}, {Score: math.Inf(1)}}, false, false,
+		{"scores", []SearchHit{{Score: 0}, {Score: -3.5}, {Score: 1e-7}, {Score: math.NaN()}, {Score: math.Inf(1)}}, false, false,
 			`{"results":[` +
 				`{"sessionKey":"","messageId":"","role":"","timestamp":0,"snippet":"","score":0},` +
 				`{"sessionKey":"","messageId":"","role":"","timestamp":0,"snippet":"","score":-3.5},` +
@@ -359,7 +359,7 @@ func TestSearchJSON(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
-	in := []SearchResult{{Score: math.NaN()}}
+	in := []SearchHit{{Score: math.NaN()}}
 	SearchJSON(in, false, false, 1<<20)
 	if !math.IsNaN(in[0].Score) {
 		t.Errorf("SearchJSON changed its input")
@@ -369,9 +369,9 @@ func TestSearchJSON(t *testing.T) {
 // TestSearchJSONMaxBytes tries every maxBytes around the sizes of interest
 // against a brute force: the most leading results whose JSON fits.
 func TestSearchJSONMaxBytes(t *testing.T) {
-	var results []SearchResult
+	var results []SearchHit
 	for i := range 5 {
-		results = append(results, SearchResult{
+		results = append(results, SearchHit{
 			SessionKey: "agent:ops:main", MessageID: fmt.Sprintf("m%d", i), Role: "assistant",
 			Timestamp: int64(i), Snippet: strings.Repeat("é", 10*i), Score: float64(5 - i),
 		})
@@ -382,7 +382,7 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 			for maxBytes := 0; maxBytes <= full+2; maxBytes++ {
 				var want []byte
 				for k := len(results); k >= 0; k-- {
-					env := searchEnvelope{Results: append([]SearchResult{}, results[:k]...), Indexing: indexing, Truncated: truncated || k < len(results)}
+					env := SearchResult{Results: append([]SearchHit{}, results[:k]...), Indexing: indexing, Truncated: truncated || k < len(results)}
 					if want = encodeJSON(env); len(want) <= maxBytes {
 						break
 					}
@@ -396,7 +396,7 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 	}
 	// The boundaries, spelled out.
 	full := len(SearchJSON(results, false, false, 1<<20))
-	var out searchEnvelope
+	var out SearchResult
 	for _, tt := range []struct {
 		maxBytes, results int
 		truncated         bool
@@ -411,7 +411,7 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 }
 
 func ExampleSearchJSON() {
-	results := []SearchResult{
+	results := []SearchHit{
 		{SessionKey: "agent:ops:main", MessageID: "m7", Role: "assistant", Timestamp: 1700000000000, Snippet: "deploy to staging", Score: 2.5},
 		{SessionKey: "agent:ops:main", MessageID: "m3", Role: "user", Timestamp: 1690000000000, Snippet: "deploy failed", Score: 1.5},
 	}
