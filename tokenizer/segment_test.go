@@ -109,21 +109,33 @@ func TestShortCutsMatchSegmenter(t *testing.T) {
 	pieces := []string{"a", "Z", "9", "é", "д", "Ж", "ש", "ا", "क", "ि", "्", "東", "カ", "ナ", "ひ", "한", "ก", "่",
 		"\u0301", "\u0308", "_", ".", "'", "’", ",", ":", " ", "-", "\u200d", "\u00ad", "👍", "🏽", "🇫", "🇮", "#", "\u20e3",
 		"\u0600", "\ufeff", "ﷺ", "①", "ｶ", "ﾞ", "\xff", "\u3099", "・", "ー"}
-	r := rand.New(rand.NewSource(3))
-	for range 60000 {
+	var o Output
+	randomTexts(3, 60000, 10, pieces, func(src []byte) { checkTokenize(t, src, &o) })
+}
+
+// randomTexts calls f with n texts of one to most pieces drawn at random.
+func randomTexts(seed int64, n, most int, pieces []string, f func(src []byte)) {
+	r := rand.New(rand.NewSource(seed))
+	for range n {
 		var b strings.Builder
-		for range 1 + r.Intn(10) {
+		for range 1 + r.Intn(most) {
 			b.WriteString(pieces[r.Intn(len(pieces))])
 		}
-		src := []byte(b.String())
-		for _, opts := range []Options{{}, {Trigram: true}} {
-			for _, query := range []bool{false, true} {
-				var got Output
-				opts.Tokenize(src, query, &got)
-				want := tokensBySegments(opts, src, query)
-				if fmt.Sprint(tokenList(&got)) != fmt.Sprint(tokenList(want)) {
-					t.Fatalf("%+q (%s, query=%v):\n got %v\nwant %v", src, opts, query, tokenList(&got), tokenList(want))
-				}
+		f([]byte(b.String()))
+	}
+}
+
+// checkTokenize tokenizes src in both modes with both options and fails t
+// unless the tokens keep checkTokens' rules and are exactly those that
+// segmenting every word boundary gives (tokensBySegments, no short cuts).
+func checkTokenize(t *testing.T, src []byte, o *Output) {
+	t.Helper()
+	for _, opts := range []Options{{}, {Trigram: true}} {
+		for _, query := range []bool{false, true} {
+			opts.Tokenize(src, query, o)
+			checkTokens(t, src, o, query)
+			if got, want := fmt.Sprint(tokenList(o)), fmt.Sprint(tokenList(tokensBySegments(opts, src, query))); got != want {
+				t.Fatalf("%+q (%s, query=%v):\n got %s\nwant %s", src, opts, query, got, want)
 			}
 		}
 	}
@@ -144,20 +156,6 @@ func TestASCIIMatchesGeneral(t *testing.T) {
 	pieces := []string{"a", "b", "Z", "Q", "0", "9", "_", ".", " ", "'", "-", "\n", "\x00", "xY", "HTTPServer", "0x1F", "base64Encode", "iOS",
 		"   ", "abcdefghijklmnopqrstuvwxyz", "Abcdefghijklmnopqrstuvwxyz0123456789", "getHTTPResponseCodeFromServerWithRetry", "é",
 		"s", "IDs", "URLsFor"}
-	r := rand.New(rand.NewSource(5))
-	for range 20000 {
-		var b strings.Builder
-		for range 1 + r.Intn(40) {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		src := []byte(b.String())
-		for _, query := range []bool{false, true} {
-			var got Output
-			Options{}.Tokenize(src, query, &got)
-			want := tokensBySegments(Options{}, src, query)
-			if fmt.Sprint(tokenList(&got)) != fmt.Sprint(tokenList(want)) {
-				t.Fatalf("%+q (query=%v):\n got %v\nwant %v", src, query, tokenList(&got), tokenList(want))
-			}
-		}
-	}
+	var o Output
+	randomTexts(5, 20000, 40, pieces, func(src []byte) { checkTokenize(t, src, &o) })
 }
