@@ -252,12 +252,20 @@ func (s *stmt) reset() { C.ss_reset(s.s) }
 // run binds args and runs the statement to completion, ready to run again.
 func (s *stmt) run(args ...any) error {
 	defer s.reset()
+	return s.each(func(*stmt) error { return nil }, args...)
+}
+
+// each binds args, runs the statement and calls row for each result row.
+func (s *stmt) each(row func(*stmt) error, args ...any) error {
 	if err := s.bind(args...); err != nil {
 		return err
 	}
 	for {
 		more, err := s.step()
 		if err != nil || !more {
+			return err
+		}
+		if err := row(s); err != nil {
 			return err
 		}
 	}
@@ -325,16 +333,5 @@ func (c conn) query(sql string, row func(*stmt) error, args ...any) error {
 		return err
 	}
 	defer s.finalize()
-	if err := s.bind(args...); err != nil {
-		return err
-	}
-	for {
-		more, err := s.step()
-		if err != nil || !more {
-			return err
-		}
-		if err := row(s); err != nil {
-			return err
-		}
-	}
+	return s.each(row, args...)
 }
