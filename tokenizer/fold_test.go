@@ -96,10 +96,9 @@ func referenceFold(s string, ignorable map[rune]bool) string {
 		}
 		s = next
 	}
-	d := []rune(norm.NFD.String(s))
 	var out []rune
 	base := -1
-	for _, r := range d {
+	for _, r := range norm.NFD.String(s) {
 		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Mc, r) {
 			if base >= 0 && referenceRemovable(r, base) {
 				continue
