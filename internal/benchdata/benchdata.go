@@ -8,8 +8,8 @@ package benchdata
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
@@ -38,9 +38,14 @@ func Docs(texts []string, size int) []string {
 // English prose.
 func Prose() []string { return readAll(filepath.Glob("/usr/share/common-licenses/*")) }
 
-// GoSource returns the Go source of the standard library's net/http.
+// GoSource returns the Go source of the standard library's net/http, in
+// the GOROOT of the go command that runs the benchmarks.
 func GoSource() []string {
-	return readAll(filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go")))
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil
+	}
+	return readAll(filepath.Glob(filepath.Join(strings.TrimSpace(string(root)), "src", "net", "http", "*.go")))
 }
 
 func readAll(files []string, _ error) []string {
