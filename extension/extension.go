@@ -51,16 +51,6 @@ func panicError(where string, r any) C.int {
 	return sqliteError
 }
 
-// tokenizerOptions encodes tokenizer.Options in the C tokenizer struct.
-func encodeOptions(o tokenizer.Options) C.int {
-	if o.Trigram {
-		return 1
-	}
-	return 0
-}
-
-func decodeOptions(v C.int) tokenizer.Options { return tokenizer.Options{Trigram: v&1 != 0} }
-
 //export sessionsearch_go_tokenizer_options
 func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int) (rc C.int) {
 	defer func() {
@@ -77,10 +67,10 @@ func sessionsearch_go_tokenizer_options(azArg **C.char, nArg C.int) (rc C.int) {
 		// FTS5 reports "error in tokenizer constructor" whatever the cause;
 		// the SQLite log gets the option's name (and sessionsearch_tokens
 		// checks options with a named error).
-		logError(err.Error())
+		logError("sessionsearch: " + err.Error())
 		return -1
 	}
-	return encodeOptions(opts)
+	return C.int(opts.Encode())
 }
 
 // outputs keeps tokenizer buffers between documents. A sync.Pool would do,
@@ -134,7 +124,7 @@ func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, 
 	}()
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
 	out := outputs.Get()
-	decodeOptions(options).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
+	tokenizer.DecodeOptions(uint32(options)).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
 	if len(out.Tokens) > 0 {
 		var folded *C.char
 		if len(out.Folded) > 0 {

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/cgo"
@@ -89,14 +90,37 @@ func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.ui
 		}
 	}()
 	if err := f.impl(c); err != nil {
-		c.resultError(err)
+		c.resultError(withName(f.name, err))
 	}
+}
+
+// refusal is an error about a row of the store's tables, raised by a trigger:
+// its message names the table, session and seq instead of the function the
+// trigger happened to call.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+// withName puts the function's name before an error's message, once: the
+// implementations and the pure packages say what is wrong, the dispatcher
+// says where. Refusals name their table instead.
+func withName(fn string, err error) error {
+	var r *refusal
+	msg := err.Error()
+	if errors.As(err, &r) || strings.HasPrefix(msg, fn+": ") {
+		return err
+	}
+	var se *sqliteErr
+	if errors.As(err, &se) {
+		return &sqliteErr{code: se.code, msg: fn + ": " + msg}
+	}
+	return fmt.Errorf("%s: %w", fn, err)
 }
 
 // argCount checks the number of arguments of a variadic function.
 func (c *call) argCount(min, max int, usage string) error {
 	if len(c.args) < min || len(c.args) > max {
-		return fmt.Errorf("%s: expected %s, got %d arguments", c.name, usage, len(c.args))
+		return fmt.Errorf("expected %s, got %d arguments", usage, len(c.args))
 	}
 	return nil
 }
@@ -123,8 +147,8 @@ func fnTokens(c *call) error {
 	var opts tokenizer.Options
 	if !c.isNull(1) {
 		var err error
-		if opts, err = tokenizer.ParseOptions(strings.Fields(c.text(1))); err != nil {
-			return fmt.Errorf("%s: %s", c.name, strings.TrimPrefix(err.Error(), "sessionsearch: "))
+		if opts, err = tokenizer.ParseOptionString(c.text(1)); err != nil {
+			return err
 		}
 	}
 	query := false
@@ -134,7 +158,7 @@ func fnTokens(c *call) error {
 		case "query":
 			query = true
 		default:
-			return fmt.Errorf("%s: mode must be 'document' or 'query', got %q", c.name, mode)
+			return fmt.Errorf("mode must be 'document' or 'query', got %q", mode)
 		}
 	}
 	if c.isNull(0) {
@@ -175,7 +199,7 @@ func fnRedactSnippet(c *call) error {
 			return err
 		}
 		if max < 1 {
-			return fmt.Errorf("%s: max_chars must be at least 1, got %d", c.name, max)
+			return fmt.Errorf("max_chars must be at least 1, got %d", max)
 		}
 	}
 	if c.isNull(0) {
@@ -239,3 +263,5 @@ func sessionsearch_go_snippet(ctx *C.sqlite3_context, text *C.char, nText C.int,
 	}
 	c.resultText(sqlfuncs.Snippet(s, matches, int(maxChars)))
 }
+
+func refusef(format string, args ...any) error { return &refusal{fmt.Sprintf(format, args...)} }

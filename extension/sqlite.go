@@ -72,7 +72,7 @@ func (c *call) int(i int, what string) (int64, error) {
 			return int64(f), nil
 		}
 	}
-	return 0, fmt.Errorf("%s: %s must be an integer, got %s", c.name, what, c.describe(i))
+	return 0, fmt.Errorf("%s must be an integer, got %s", what, c.describe(i))
 }
 
 // describe renders argument i for an error message.

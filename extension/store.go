@@ -280,10 +280,10 @@ func boolInt(b bool) int64 {
 // session_key, seq).
 func fnRefuse(c *call) error {
 	if c.isNull(3) {
-		return fmt.Errorf("%s: %s (session %q)", c.text(0), c.text(1), c.text(2))
+		return refusef("%s: %s (session %q)", c.text(0), c.text(1), c.text(2))
 	}
 	seq, _ := c.int(3, "seq")
-	return fmt.Errorf("%s: %s (session %q, seq %d)", c.text(0), c.text(1), c.text(2), seq)
+	return refusef("%s: %s (session %q, seq %d)", c.text(0), c.text(1), c.text(2), seq)
 }
 
 // tip is a session's state for appends, after one of its entries: the seq
@@ -394,24 +394,24 @@ func fnEntry(c *call) error {
 	key, event := c.text(0), c.textBytes(2)
 	seq, err := c.int(1, "seq")
 	if err != nil {
-		return fmt.Errorf("transcript_events: seq must be an integer (session %q, seq %s)", key, c.describe(1))
+		return refusef("transcript_events: seq must be an integer (session %q, seq %s)", key, c.describe(1))
 	}
 	if c.isNull(3) {
-		return fmt.Errorf("transcript_events: unknown session: insert it into sessions first (session %q, seq %d)", key, seq)
+		return refusef("transcript_events: unknown session: insert it into sessions first (session %q, seq %d)", key, seq)
 	}
 	if exists, _ := c.int(5, "exists"); exists != 0 {
-		return fmt.Errorf("transcript_events: an event with this session and seq was stored before: use INSERT OR IGNORE (session %q, seq %d)", key, seq)
+		return refusef("transcript_events: an event with this session and seq was stored before: use INSERT OR IGNORE (session %q, seq %d)", key, seq)
 	}
 	if seq < 0 || seq > maxSeq {
-		return fmt.Errorf("transcript_events: seq must be 0..%d (session %q, seq %d)", maxSeq, key, seq)
+		return refusef("transcript_events: seq must be 0..%d (session %q, seq %d)", maxSeq, key, seq)
 	}
 	if v := c.text(6); v != indexVersion {
-		return fmt.Errorf("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first (session %q, seq %d)",
+		return refusef("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first (session %q, seq %d)",
 			v, indexVersion, key, seq)
 	}
 	e, text, err := transcript.Read(event)
 	if err != nil {
-		return fmt.Errorf("transcript_events: %v (session %q, seq %d)", err, key, seq)
+		return refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 	}
 	sid, _ := c.int(3, "sid")
 	pending, _ := c.int(4, "pending")
@@ -426,7 +426,7 @@ func fnEntry(c *call) error {
 	if pending == 0 && (c.state.deferIndexing || seq != newest+1) {
 		pending = 1
 		if err := c.conn().exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, sid); err != nil {
-			return fmt.Errorf("transcript_events: %w (session %q, seq %d)", err, key, seq)
+			return refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 		}
 	}
 	extends := pending == 0 && transcript.Extends(e, t.leaf >= 0, t.key)

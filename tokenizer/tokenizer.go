@@ -28,56 +28,13 @@ package tokenizer
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/bits"
-	"strings"
 	"unicode/utf8"
 )
 
 // Version identifies the token output. It changes whenever any text would
 // tokenize differently, which requires rebuilding existing indexes.
 const Version = 2
-
-// Options are the tokenizer arguments of `tokenize='sessionsearch ...'`.
-type Options struct {
-	// Trigram indexes n-gram scripts by trigrams as well as single code
-	// points (`cjk trigram`); the default is single code points (`cjk unigram`).
-	Trigram bool
-}
-
-// ParseOptions parses the tokenizer arguments: key value pairs.
-func ParseOptions(args []string) (Options, error) {
-	var o Options
-	for i := 0; i < len(args); i += 2 {
-		key := strings.ToLower(args[i])
-		if i+1 >= len(args) {
-			return o, fmt.Errorf("sessionsearch: option %q needs a value", args[i])
-		}
-		val := strings.ToLower(args[i+1])
-		switch key {
-		case "cjk":
-			switch val {
-			case "unigram":
-				o.Trigram = false
-			case "trigram":
-				o.Trigram = true
-			default:
-				return o, fmt.Errorf("sessionsearch: option cjk must be unigram or trigram, got %q", args[i+1])
-			}
-		default:
-			return o, fmt.Errorf("sessionsearch: unknown option %q", args[i])
-		}
-	}
-	return o, nil
-}
-
-// String returns the arguments that ParseOptions turns into o.
-func (o Options) String() string {
-	if o.Trigram {
-		return "cjk trigram"
-	}
-	return "cjk unigram"
-}
 
 // Colocated marks a token at the same position as the one before it
 // (FTS5_TOKEN_COLOCATED).
