@@ -470,7 +470,7 @@ func TestMigrateExistingEvents(t *testing.T) {
 			}
 		}
 	}
-	if v, err := db.Migrate(ctx); err != nil || v != 1 {
+	if v, err := db.Migrate(ctx); err != nil || v != 2 {
 		t.Fatalf("migrate: %d, %v", v, err)
 	}
 	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 2 {
@@ -499,7 +499,7 @@ func TestMigrateExistingEvents(t *testing.T) {
 	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 0 {
 		t.Fatalf("an in-order append after reconcile left %d sessions pending", st.PendingSessions)
 	}
-	if v, err := db.Migrate(ctx); err != nil || v != 1 {
+	if v, err := db.Migrate(ctx); err != nil || v != 2 {
 		t.Fatalf("second migrate: %d, %v", v, err)
 	}
 	if res, _ := db.Search(ctx, "vintage", opts); len(res.Results) != 4 {

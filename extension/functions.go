@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/store"
 	"github.com/sessionsearch/sessionsearch/tokenizer"
 )
 
@@ -37,10 +38,13 @@ type function struct {
 
 // functions is the registration table: bridge.c registers each entry on
 // every connection, in this order. An implementation returns an error to
-// make the SQL statement fail with its message. Functions that change the
-// database are DIRECTONLY, except those the store's triggers call: a
-// trigger may only call INNOCUOUS functions when trusted_schema is off, and
-// they write only the store's own tables.
+// make the SQL statement fail with its message (the dispatcher names the
+// function). Flags (docs/store.md S13): functions that change the database
+// are DIRECTONLY, except those the store's triggers call, which cannot be:
+// they are neither, so with trusted_schema off no schema (a trigger or view
+// in a hostile database) can call them, and the store's writes are refused
+// whole, as FTS5 refuses a trigger's write then anyway. Functions without
+// side effects are INNOCUOUS, so that reading works whatever the setting.
 var functions = []function{
 	{"sessionsearch_version", 0, deterministic | innocuous, fnVersion},
 	{"sessionsearch_debug", 0, innocuous, fnDebug},
@@ -56,11 +60,11 @@ var functions = []function{
 	{"sessions_reconcile", -1, directOnly, fnReconcile},
 	{"sessions_index_status", 0, 0, fnIndexStatus},
 	// Called by the store's triggers.
-	{"sessionsearch_entry", 11, innocuous, fnEntry},
+	{"sessionsearch_entry", 11, 0, fnEntry},
 	{"sessionsearch_index_version", 0, deterministic | innocuous, fnIndexVersion},
 	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
 	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
-	{"sessionsearch_repath", 1, innocuous, fnRepath},
+	{"sessionsearch_repath", 1, 0, fnRepath},
 }
 
 //export sessionsearch_go_function_count
@@ -72,6 +76,13 @@ func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *
 	*name = C.CString(f.name)
 	*nArg = C.int(f.nArg)
 	*flags = C.int(f.flags)
+}
+
+// connState is the extension's state for one connection, created when the
+// functions are registered on it and released when it closes.
+type connState struct {
+	store   store.State
+	visible visibilityCache
 }
 
 //export sessionsearch_go_conn_open
@@ -94,18 +105,11 @@ func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.ui
 	}
 }
 
-// refusal is an error about a row of the store's tables, raised by a trigger:
-// its message names the table, session and seq instead of the function the
-// trigger happened to call.
-type refusal struct{ msg string }
-
-func (r *refusal) Error() string { return r.msg }
-
 // withName puts the function's name before an error's message, once: the
 // implementations and the pure packages say what is wrong, the dispatcher
 // says where. Refusals name their table instead.
 func withName(fn string, err error) error {
-	var r *refusal
+	var r *store.Refusal
 	msg := err.Error()
 	if errors.As(err, &r) || strings.HasPrefix(msg, fn+": ") {
 		return err
@@ -133,7 +137,7 @@ func fnVersion(c *call) error {
 func fnDebug(c *call) error {
 	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d index=%s",
 		Version, Commit, BuildDate, runtime.Version(), C.GoString(C.ss_libversion()),
-		tokenizer.UnicodeVersion, tokenizer.Version, indexVersion))
+		tokenizer.UnicodeVersion, tokenizer.Version, store.IndexVersion))
 	return nil
 }
 
@@ -263,5 +267,3 @@ func sessionsearch_go_snippet(ctx *C.sqlite3_context, text *C.char, nText C.int,
 	}
 	c.resultText(sqlfuncs.Snippet(s, matches, int(maxChars)))
 }
-
-func refusef(format string, args ...any) error { return &refusal{fmt.Sprintf(format, args...)} }

@@ -19,6 +19,14 @@ type visibleCache struct {
 	visible         func(target string) bool
 }
 
+// visibilityCache is the last caller's visibility on a connection, valid
+// while the database is unchanged.
+type visibilityCache struct {
+	caller, options string
+	version         [2]int64
+	fn              func(string) bool
+}
+
 // visibility returns the visibility of caller under the visibility options
 // js, reading the sessions it needs from the store; the connection keeps the
 // last one while the database does not change.

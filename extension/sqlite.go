@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"runtime/cgo"
 	"unsafe"
+
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // SQLite datatypes (sqlite3_value_type).
@@ -286,41 +288,6 @@ func (s *stmt) text(i int) string {
 func (s *stmt) int(i int) int64     { return int64(C.ss_column_int64(s.s, C.int(i))) }
 func (s *stmt) float(i int) float64 { return float64(C.ss_column_double(s.s, C.int(i))) }
 
-// atomically runs fn inside a savepoint: its writes all happen or, when it
-// fails, none. A function called from a SELECT has no statement transaction
-// of its own to roll back.
-func (c conn) atomically(fn func() error) error {
-	if err := c.exec(`SAVEPOINT sessionsearch`); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		c.exec(`ROLLBACK TO sessionsearch`)
-		c.exec(`RELEASE sessionsearch`)
-		return err
-	}
-	return c.exec(`RELEASE sessionsearch`)
-}
-
-// prepareAll prepares statements; on error none is left open.
-func (c conn) prepareAll(sqls ...string) ([]*stmt, error) {
-	var out []*stmt
-	for _, sql := range sqls {
-		s, err := c.prepare(sql)
-		if err != nil {
-			finalizeAll(out)
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func finalizeAll(ss []*stmt) {
-	for _, s := range ss {
-		s.finalize()
-	}
-}
-
 // exec runs sql with args to completion.
 func (c conn) exec(sql string, args ...any) error {
 	return c.query(sql, func(*stmt) error { return nil }, args...)
@@ -334,4 +301,36 @@ func (c conn) query(sql string, row func(*stmt) error, args ...any) error {
 	}
 	defer s.finalize()
 	return s.each(row, args...)
+}
+
+// conn and stmt are the store's Conn, Row and Stmt.
+var (
+	_ store.Conn = conn{}
+	_ store.Row  = (*stmt)(nil)
+	_ store.Stmt = (*stmt)(nil)
+)
+
+func (c conn) Exec(sql string, args ...any) error { return c.exec(sql, args...) }
+
+func (c conn) Query(sql string, row func(store.Row) error, args ...any) error {
+	return c.query(sql, func(s *stmt) error { return row(s) }, args...)
+}
+
+func (c conn) Prepare(sql string) (store.Stmt, error) {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *stmt) Int(i int) int64       { return s.int(i) }
+func (s *stmt) Text(i int) string     { return s.text(i) }
+func (s *stmt) IsNull(i int) bool     { return s.isNull(i) }
+func (s *stmt) Run(args ...any) error { return s.run(args...) }
+func (s *stmt) Close()                { s.finalize() }
+
+func (s *stmt) Query(row func(store.Row) error, args ...any) error {
+	defer s.reset()
+	return s.each(func(s *stmt) error { return row(s) }, args...)
 }

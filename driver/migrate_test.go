@@ -1,0 +1,169 @@
+package driver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/store"
+)
+
+// store/testdata/schema1.sqlite was written by the build before schema 2
+// (each entry's state a positional array): three agents' sessions with a
+// branch, a rewind, a subagent, a secret and a pending session. Migrating it
+// in place gives the same searches and histories as the same events
+// appended to a new database, and the store keeps working.
+func TestMigrateSchema1(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile("../store/testdata/schema1.sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	oldPath := filepath.Join(dir, "old.db")
+	if err := os.WriteFile(oldPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := driver.Open(oldPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if v, err := old.Migrate(ctx); err != nil || v != store.SchemaVersion {
+		t.Fatalf("migrate: %d, %v", v, err)
+	}
+	var arrays int
+	if err := old.QueryRow(`SELECT count(*) FROM sessionsearch_entries WHERE info LIKE '[%'`).Scan(&arrays); err != nil || arrays != 0 {
+		t.Fatalf("%d entries still in the schema 1 form (%v)", arrays, err)
+	}
+
+	// The same sessions and events, appended one by one with this build.
+	fresh, err := driver.Open(filepath.Join(dir, "fresh.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := old.Query(`SELECT session_key, spawned_by, parent_session_key, created_at FROM sessions ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var key string
+		var spawned, parent *string
+		var created *int64
+		if err := rows.Scan(&key, &spawned, &parent, &created); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.Exec(`INSERT INTO sessions VALUES (?1, ?2, ?3, ?4)`, key, spawned, parent, created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows.Close()
+	events, err := old.Query(`SELECT session_key, seq, event FROM transcript_events ORDER BY session_key = 'agent:main:big', rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := fresh.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for events.Next() {
+		var key, event string
+		var seq int64
+		if err := events.Scan(&key, &seq, &event); err != nil {
+			t.Fatal(err)
+		}
+		if key == "agent:main:big" { // the pending session of the old database
+			if _, err := conn.ExecContext(ctx, `SELECT sessions_defer_indexing(1)`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := conn.ExecContext(ctx, `INSERT INTO transcript_events VALUES (?1, ?2, ?3)`, key, seq, event); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT sessions_defer_indexing(0)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	same := func(stage string) {
+		t.Helper()
+		for _, q := range [][2]string{
+			{`SELECT sessions_search('weather', '{"caller":"agent:main:main"}')`},
+			{`SELECT sessions_search('東京', '{"caller":"agent:main:main"}')`},
+			{`SELECT sessions_search('answer', '{"caller":"agent:main:main","order":"recent"}')`},
+			{`SELECT sessions_search('branch question', '{"caller":"agent:main:main"}')`},
+			{`SELECT sessions_search('cafe', '{"caller":"agent:main:sub"}')`},
+			{`SELECT sessions_search('ghp', '{"caller":"agent:main:main","prefix":true}')`},
+			{`SELECT sessions_search('weather', '{"caller":"agent:work:main","visibility":"agent"}')`},
+			{`SELECT sessions_history('agent:main:main', '{"caller":"agent:main:main"}')`},
+			{`SELECT sessions_history('agent:main:sub', '{"caller":"agent:main:main","includeTools":true}')`},
+			{`SELECT sessions_index_status()`},
+		} {
+			var a, b string
+			if err := old.QueryRow(q[0]).Scan(&a); err != nil {
+				t.Fatalf("%s, migrated: %s: %v", stage, q[0], err)
+			}
+			if err := fresh.QueryRow(q[0]).Scan(&b); err != nil {
+				t.Fatalf("%s, fresh: %s: %v", stage, q[0], err)
+			}
+			if a != b {
+				t.Errorf("%s: %s\nmigrated: %s\nfresh:    %s", stage, q[0], a, b)
+			}
+		}
+	}
+	same("after migrating")
+	var history string
+	if err := old.QueryRow(`SELECT sessions_history('agent:main:main', '{"caller":"agent:main:main"}')`).Scan(&history); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kept branch question", "final answer after rewind"} {
+		if !strings.Contains(history, want) {
+			t.Errorf("history after migrating lacks %q: %s", want, history)
+		}
+	}
+	for _, gone := range []string{"abandoned branch", "rewound answer"} {
+		if strings.Contains(history, gone) {
+			t.Errorf("history after migrating shows %q: %s", gone, history)
+		}
+	}
+
+	// The old database goes on: the pending session is reconciled, appends
+	// and rewinds are indexed as in the fresh one.
+	for _, db := range []*driver.DB{old, fresh} {
+		for {
+			res, err := db.Reconcile(ctx, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Pending == 0 {
+				break
+			}
+		}
+		if _, err := db.Append(ctx, "agent:main:main", message("a7", "a6", "user", "weather tomorrow", 1770000000700)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Append(ctx, "agent:main:main", []byte(`{"type":"leaf","id":"l2","parentId":"a7","targetId":"a2"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("after reconcile, an append and a rewind")
+	for _, db := range []*driver.DB{old, fresh} {
+		if _, err := db.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+			t.Fatalf("FTS5 integrity-check: %v", err)
+		}
+		var ok string
+		if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+			t.Fatalf("integrity_check: %s %v", ok, err)
+		}
+	}
+}

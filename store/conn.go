@@ -1,0 +1,76 @@
+package store
+
+// Conn runs SQL on the connection that called one of the store's
+// functions, inside its transaction. Arguments bind to ?1, ?2, ... and may
+// be nil, string, []byte, int, int64, float64 or bool.
+type Conn interface {
+	// Exec runs sql to completion.
+	Exec(sql string, args ...any) error
+	// Query runs sql and calls row for each result row.
+	Query(sql string, row func(Row) error, args ...any) error
+	// Prepare compiles sql for repeated use; the caller closes it.
+	Prepare(sql string) (Stmt, error)
+}
+
+// Row is the current result row of a query.
+type Row interface {
+	Int(i int) int64
+	Text(i int) string
+	IsNull(i int) bool
+}
+
+// Stmt is a prepared statement.
+type Stmt interface {
+	// Run binds args and runs the statement to completion.
+	Run(args ...any) error
+	// Query binds args and calls row for each result row.
+	Query(row func(Row) error, args ...any) error
+	Close()
+}
+
+// atomically runs fn inside a savepoint: its writes all happen or, when it
+// fails, none. A function called from a SELECT has no statement transaction
+// of its own to roll back.
+func atomically(c Conn, fn func() error) error {
+	if err := c.Exec(`SAVEPOINT sessionsearch`); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		c.Exec(`ROLLBACK TO sessionsearch`)
+		c.Exec(`RELEASE sessionsearch`)
+		return err
+	}
+	return c.Exec(`RELEASE sessionsearch`)
+}
+
+// queryInt returns the integer in the first column of the first row of
+// sql, or def when there is no row or it is NULL.
+func queryInt(c Conn, def int64, sql string, args ...any) (int64, error) {
+	v := def
+	err := c.Query(sql, func(r Row) error {
+		if !r.IsNull(0) {
+			v = r.Int(0)
+		}
+		return nil
+	}, args...)
+	return v, err
+}
+
+func prepareAll(c Conn, sqls ...string) ([]Stmt, error) {
+	var out []Stmt
+	for _, sql := range sqls {
+		s, err := c.Prepare(sql)
+		if err != nil {
+			closeAll(out)
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func closeAll(ss []Stmt) {
+	for _, s := range ss {
+		s.Close()
+	}
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Migrate creates or upgrades the schema in c's database, atomically, and
+// returns SchemaVersion (docs/store.md S11). A database that is up to date
+// is only read.
+func Migrate(c Conn) (int, error) {
+	meta, err := readMeta(c)
+	if err != nil {
+		return 0, err
+	}
+	if meta.digest == schemaDigest && meta.index == IndexVersion {
+		return SchemaVersion, nil
+	}
+	return SchemaVersion, atomically(c, func() error { return migrate(c, meta) })
+}
+
+// meta is what sessionsearch_meta records; all "" before the store existed.
+type meta struct {
+	exists        bool // the store's tables exist
+	schema, index string
+	digest        string
+}
+
+func readMeta(c Conn) (meta, error) {
+	var m meta
+	err := c.Query(`SELECT 1 FROM sqlite_schema WHERE name = 'sessionsearch_sessions'`,
+		func(Row) error { m.exists = true; return nil })
+	if err != nil || !m.exists {
+		return m, err
+	}
+	err = c.Query(`SELECT key, value FROM sessionsearch_meta WHERE key IN ('schema_version', 'index_version', 'schema_digest')`,
+		func(r Row) error {
+			switch r.Text(0) {
+			case "schema_version":
+				m.schema = r.Text(1)
+			case "index_version":
+				m.index = r.Text(1)
+			case "schema_digest":
+				m.digest = r.Text(1)
+			}
+			return nil
+		})
+	return m, err
+}
+
+func migrate(c Conn, m meta) error {
+	if err := dropDerived(c); err != nil {
+		return err
+	}
+	if m.exists && m.schema == "1" {
+		if err := upgradeEntriesV1(c); err != nil {
+			return fmt.Errorf("upgrading schema 1: %w", err)
+		}
+	}
+	for _, o := range tables {
+		if err := c.Exec(o.create()); err != nil {
+			return err
+		}
+	}
+	for _, o := range derived {
+		if err := c.Exec(o.create()); err != nil {
+			return err
+		}
+	}
+	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest); err != nil {
+		return err
+	}
+	if !m.exists {
+		// Sessions and events written before the store existed: the
+		// sessions (created if only their events exist) are registered,
+		// and those with events are indexed by Reconcile.
+		for _, sql := range []string{
+			`INSERT INTO sessions(session_key) SELECT DISTINCT session_key FROM transcript_events WHERE true
+				ON CONFLICT(session_key) DO NOTHING`,
+			`INSERT INTO sessionsearch_sessions(session_key, pending, rebuilt_seq)
+				SELECT session_key, 1, -1 FROM sessions
+				WHERE EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_key = sessions.session_key)
+				ON CONFLICT(session_key) DO UPDATE SET pending = 1, rebuilt_seq = -1`,
+			`INSERT INTO sessionsearch_sessions(session_key) SELECT session_key FROM sessions WHERE true
+				ON CONFLICT(session_key) DO NOTHING`,
+		} {
+			if err := c.Exec(sql); err != nil {
+				return err
+			}
+		}
+	}
+	if m.index != "" && m.index != IndexVersion {
+		// Tokens or masked text of another version: rebuild the index
+		// from the content view.
+		return c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`)
+	}
+	return nil
+}
+
+// upgradeEntriesV1 rewrites the entries of schema 1, whose info was the
+// array [id, hasParent, parentId, flags, role, timestamp, targetId, active,
+// leaf, leafKey, messages] (flags: 1 message, 2 leaf entry, 4 side), as
+// Records. The entries keep their ids, so the FTS5 index stays valid.
+func upgradeEntriesV1(c Conn) error {
+	if err := c.Exec(`ALTER TABLE sessionsearch_entries RENAME TO sessionsearch_entries_v1`); err != nil {
+		return err
+	}
+	if err := c.Exec(entriesTable.create()); err != nil {
+		return err
+	}
+	insert, err := c.Prepare(`INSERT INTO sessionsearch_entries(id, info) VALUES (?1, ?2)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	var buf []byte
+	err = c.Query(`SELECT id, info FROM sessionsearch_entries_v1 ORDER BY id`, func(r Row) error {
+		rec, err := parseV1(r.Text(1))
+		if err != nil {
+			return fmt.Errorf("entry %d: %w", r.Int(0), err)
+		}
+		buf = rec.AppendJSON(buf[:0])
+		return insert.Run(r.Int(0), buf)
+	})
+	if err != nil {
+		return err
+	}
+	return c.Exec(`DROP TABLE sessionsearch_entries_v1`)
+}
+
+func parseV1(s string) (Record, error) {
+	var v []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &v); err != nil || len(v) != 11 {
+		return Record{}, fmt.Errorf("bad schema 1 entry info %q", s)
+	}
+	var (
+		id, parent, role, target, key string
+		hasParent, flags, active      int
+		ts, leaf, messages            int64
+	)
+	for i, dst := range []any{&id, &hasParent, &parent, &flags, &role, &ts, &target, &active, &leaf, &key, &messages} {
+		if string(v[i]) != "null" {
+			if err := json.Unmarshal(v[i], dst); err != nil {
+				return Record{}, fmt.Errorf("bad schema 1 entry info %q: %v", s, err)
+			}
+		}
+	}
+	return Record{ID: id, HasParent: hasParent != 0, ParentID: parent, Role: role, Timestamp: ts, TargetID: target,
+		Message: flags&1 != 0, Leaf: flags&2 != 0, Side: flags&4 != 0, Active: active != 0,
+		Tip: Tip{Leaf: leaf, Key: key, Messages: messages}}, nil
+}

@@ -1,0 +1,89 @@
+package store
+
+import "github.com/sessionsearch/sessionsearch/transcript"
+
+// The store's rules, as pure functions: what an append does to a session's
+// tip, when a session is deferred, and which entries a replay turns on or
+// off. docs/store.md S5-S8; the active path itself is package transcript's.
+
+// MaxInlineMessages is the size up to which a branch or rewind is indexed in
+// the same transaction; a larger session is deferred (docs/store.md S7).
+const MaxInlineMessages = 10000
+
+// MaxSeq is the highest seq: an entry's id keeps the seq in 32 bits.
+const MaxSeq = 0xFFFFFFFF
+
+// EntryID is the id of entry seq of session sid, which is also the FTS5
+// rowid of a message.
+func EntryID(sid, seq int64) int64 { return sid<<32 | seq }
+
+// Deferred reports whether an append leaves its session pending: it was
+// pending, or this connection defers indexing, or the event is not the one
+// after the session's newest (newest is -1 for a session without entries).
+func Deferred(pending, deferring bool, seq, newest int64) bool {
+	return pending || deferring || seq != newest+1
+}
+
+// Appended is the record of entry e appended as seq to a session whose tip
+// was prev. In a pending session nothing is active and the leaf is left to
+// Reconcile. Otherwise the entry is active when it extends the path; when it
+// may move the path instead, Moves asks for a replay, which sets the leaf;
+// an entry that does neither may only take the leaf's id over.
+func Appended(e transcript.Entry, seq int64, prev Tip, pending bool) Record {
+	t := prev
+	extends := !pending && transcript.Extends(e, t.Leaf >= 0, t.Key)
+	if e.Message {
+		t.Messages++
+	}
+	switch {
+	case extends:
+		t.Leaf, t.Key = seq, e.ID
+	case pending || transcript.Moves(e):
+		// A replay or Reconcile sets the leaf.
+	default:
+		t.Key = transcript.KeyAfter(e, t.Key)
+	}
+	r := NewRecord(e, t)
+	r.Active = extends
+	r.Moves = !pending && !extends && transcript.Moves(e)
+	return r
+}
+
+// Replayed replays a session's records (in seq order, with their seqs) and
+// returns which are on the active path and the session's tip.
+func Replayed(records []Record, seqs []int64) (onPath []bool, tip Tip) {
+	r := transcript.NewReplay()
+	tip = NoTip
+	for _, rec := range records {
+		r.Append(rec.Entry())
+		if rec.Message {
+			tip.Messages++
+		}
+	}
+	onPath = make([]bool, len(records))
+	for _, i := range r.Path() {
+		onPath[i] = true
+	}
+	if leaf, key := r.Leaf(); leaf >= 0 {
+		tip.Leaf, tip.Key = seqs[leaf], key
+	}
+	return onPath, tip
+}
+
+// Change turns one entry on or off the active path.
+type Change struct {
+	Index  int  // into the records
+	Active bool // its new state
+}
+
+// Diff returns the changes that make the records' active flags equal to
+// onPath, in record order.
+func Diff(records []Record, onPath []bool) []Change {
+	var out []Change
+	for i, rec := range records {
+		if rec.Active != onPath[i] {
+			out = append(out, Change{i, onPath[i]})
+		}
+	}
+	return out
+}

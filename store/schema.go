@@ -1,0 +1,184 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/tokenizer"
+)
+
+// SchemaVersion is what sessionsearch_migrate() returns. Version 1 kept each
+// entry's state as a positional JSON array; version 2 keeps a Record, by
+// name.
+const SchemaVersion = 2
+
+// IndexVersion identifies what the index holds: the tokenizer's tokens of
+// the text masked by the redaction rules. Another value in
+// sessionsearch_meta means the index must be rebuilt before it is changed
+// (docs/store.md S12).
+var IndexVersion = fmt.Sprintf("%d.%d", tokenizer.Version, sqlfuncs.RedactionVersion)
+
+// An object is one named part of the schema.
+type object struct {
+	kind string // "TABLE", "INDEX", "VIRTUAL TABLE", "VIEW" or "TRIGGER"
+	name string
+	def  string // what follows the name in CREATE
+}
+
+func (o object) create() string {
+	return "CREATE " + o.kind + " IF NOT EXISTS " + o.name + " " + o.def
+}
+
+// derived reports whether the object holds no data of its own, so that
+// Migrate can drop it and create it again whenever the schema changes.
+func (o object) derived() bool { return o.kind == "VIEW" || o.kind == "TRIGGER" }
+
+// The tables: the two the hosts write (docs/store.md S1), and the store's
+// own.
+var tables = []object{
+	{"TABLE", "sessions", `(
+		session_key        TEXT PRIMARY KEY,
+		spawned_by         TEXT,
+		parent_session_key TEXT,
+		created_at         INTEGER)`},
+	{"INDEX", "sessions_spawned_by", `ON sessions(spawned_by)`},
+	{"INDEX", "sessions_parent_session_key", `ON sessions(parent_session_key)`},
+	{"TABLE", "transcript_events", `(
+		session_key TEXT NOT NULL REFERENCES sessions ON DELETE CASCADE,
+		seq         INTEGER NOT NULL,
+		event       TEXT NOT NULL,
+		PRIMARY KEY (session_key, seq))`},
+	{"TABLE", "sessionsearch_meta", `(key TEXT PRIMARY KEY, value) WITHOUT ROWID`},
+	// One row per session: its number and indexing state. rebuilt_seq:
+	// NULL when every event has its entry; for events that predate the
+	// store, the seq up to which Reconcile has read them.
+	{"TABLE", "sessionsearch_sessions", `(
+		sid         INTEGER PRIMARY KEY,
+		session_key TEXT NOT NULL UNIQUE,
+		pending     INTEGER NOT NULL DEFAULT 0,
+		rebuilt_seq INTEGER)`},
+	{"INDEX", "sessionsearch_sessions_pending", `ON sessionsearch_sessions(pending) WHERE pending`},
+	entriesTable,
+	{"VIRTUAL TABLE", "sessionsearch_fts", `USING fts5(text, tokenize='sessionsearch',
+		content='sessionsearch_content', content_rowid='id')`},
+}
+
+// entriesTable has one row per event: its Record in info, and the fields
+// that SQL reads as columns generated from it by name.
+var entriesTable = object{"TABLE", "sessionsearch_entries", `(
+		id       INTEGER PRIMARY KEY,
+		info     TEXT NOT NULL,
+		message  INTEGER AS (info ->> 'message') STORED,
+		active   INTEGER AS (info ->> 'active') STORED,
+		sid      INTEGER AS (id >> 32) VIRTUAL,
+		entry_id TEXT AS (info ->> 'id') VIRTUAL,
+		role     TEXT AS (info ->> 'role') VIRTUAL,
+		ts       INTEGER AS (coalesce(info ->> 'ts', 0)) VIRTUAL)`}
+
+// The views and triggers.
+var derived = []object{
+	// What the index holds: the masked text of each active message.
+	{"VIEW", "sessionsearch_content", `(id, text) AS
+		SELECT e.id, sessionsearch_message_text(s.session_key, e.id & 4294967295, t.event)
+		FROM sessionsearch_entries AS e
+		JOIN sessionsearch_sessions AS s ON s.sid = e.id >> 32
+		JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = e.id & 4294967295
+		WHERE e.active AND e.message`},
+	// The searchable messages, by FTS5 rowid, for queries such as the
+	// single SELECT of docs/search.md.
+	{"VIEW", "sessionsearch_messages", `AS
+		SELECT e.id AS rowid, s.session_key, e.entry_id AS message_id, e.role, e.ts AS timestamp, s.pending
+		FROM sessionsearch_entries AS e JOIN sessionsearch_sessions AS s ON s.sid = e.sid
+		WHERE e.active AND e.message`},
+
+	{"TRIGGER", "sessionsearch_session_insert", `AFTER INSERT ON sessions BEGIN
+		INSERT INTO sessionsearch_sessions(session_key) VALUES (NEW.session_key)
+			ON CONFLICT(session_key) DO NOTHING;
+	END`},
+	{"TRIGGER", "sessionsearch_session_rename", `BEFORE UPDATE OF session_key ON sessions
+		WHEN OLD.session_key IS NOT NEW.session_key BEGIN
+		SELECT sessionsearch_refuse('sessions', 'session_key cannot change: insert the session under its new key', OLD.session_key, NULL);
+	END`},
+	// Before the row goes, so that deleting its events (here, or by a
+	// foreign-key cascade) is not refused as an edit of a live transcript;
+	// index rows first, while the content view still shows their text.
+	{"TRIGGER", "sessionsearch_session_delete", `BEFORE DELETE ON sessions BEGIN
+		SELECT sessionsearch_refuse('sessions', '` + staleIndex + `', OLD.session_key, NULL)
+			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
+		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
+			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
+		DELETE FROM sessionsearch_entries WHERE id BETWEEN
+			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
+		DELETE FROM sessionsearch_sessions WHERE session_key = OLD.session_key;
+		DELETE FROM transcript_events WHERE session_key = OLD.session_key;
+	END`},
+	{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
+		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the session and insert it again', OLD.session_key, OLD.seq);
+	END`},
+	{"TRIGGER", "sessionsearch_event_delete", `BEFORE DELETE ON transcript_events
+		WHEN EXISTS (SELECT 1 FROM sessionsearch_sessions WHERE session_key = OLD.session_key) BEGIN
+		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the whole session from sessions', OLD.session_key, OLD.seq);
+	END`},
+	{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events BEGIN
+		-- The entry's Record, from the event and the session's newest
+		-- entry (its tip). sessionsearch_entry refuses unknown sessions,
+		-- bad events, a seq stored before (INSERT OR REPLACE) and an index
+		-- of another version; it marks the session pending when the event
+		-- is out of order or this connection defers indexing.
+		INSERT INTO sessionsearch_entries(id, info)
+			SELECT (s.sid << 32) | NEW.seq, sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.pending,
+					EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq),
+					(SELECT value FROM sessionsearch_meta WHERE key = 'index_version'),
+					t.id, t.info ->> '$.tip.leaf', t.info ->> '$.tip.key', t.info ->> '$.tip.messages')
+			FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
+				LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
+					WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1);
+		-- The common case: the entry extends the active path.
+		INSERT INTO sessionsearch_fts(rowid, text)
+			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
+			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
+				AND active AND message;
+		-- A leaf entry or a branch: replay the session.
+		SELECT sessionsearch_repath(e.sid) FROM sessionsearch_entries e
+			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
+				AND e.info ->> 'moves';
+	END`},
+}
+
+// staleIndex is the refusal of a write to an index built by another
+// version.
+const staleIndex = `the search index was built by another version of sessionsearch: run SELECT sessionsearch_migrate() first`
+
+// schemaDigest identifies this build's schema: Migrate creates the views and
+// triggers again when the database records another one.
+var schemaDigest = func() string {
+	h := sha256.New()
+	for _, o := range append(append([]object{}, tables...), derived...) {
+		fmt.Fprintf(h, "%s\x00", o.create())
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}()
+
+// dropAll drops the derived objects of every schema version.
+func dropDerived(c Conn) error {
+	var drops []string
+	err := c.Query(`SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'trigger') AND name LIKE 'sessionsearch\_%' ESCAPE '\'`,
+		func(r Row) error {
+			drops = append(drops, "DROP "+strings.ToUpper(r.Text(0))+" IF EXISTS "+r.Text(1))
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	for _, d := range drops {
+		if err := c.Exec(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
