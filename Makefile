@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test bench deps generate clean
+.PHONY: all demo test bench deps build-deps check generate clean
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -23,15 +23,30 @@ dist/sessionsearch.so: $(SOURCES)
 bin/sessionsearch: $(SOURCES)
 	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $@ ./cmd/sessionsearch
 
-demo: all
+demo: build-deps
+	$(MAKE) all
 	./bin/sessionsearch demo
+
+build-deps:
+	./scripts/install-deps --build
 
 deps:
 	./scripts/install-deps
 
-test: deps all
-	$(GO) vet -tags $(TAGS) ./...
+test: deps all check
 	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+
+# What a change must keep: gofmt'd sources, a clean vet, and generated
+# tables equal to what the generator makes from the pinned Unicode data.
+check:
+	@unformatted="$$(gofmt -l .)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet -tags $(TAGS) ./...
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./tokenizer/internal/gen -ucd /usr/share/unicode -o "$$tmp/tables.go" && \
+	if ! cmp -s tokenizer/tables.go "$$tmp/tables.go"; then \
+		echo "tokenizer/tables.go is not what 'make generate' makes: run make generate"; \
+		diff -u tokenizer/tables.go "$$tmp/tables.go" | head -40; exit 1; fi
 
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
