@@ -76,10 +76,11 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	switch {
 	case !a.Known:
 		return nil, refusef("transcript_events: unknown session: insert it into sessions first (session %q, seq %d)", key, seq)
+	case seq < 0 || seq > MaxSeq:
+		// Before Exists: a seq past MaxSeq would name another session's entry.
+		return nil, refusef("transcript_events: seq must be 0..%d (session %q, seq %d)", MaxSeq, key, seq)
 	case a.Exists:
 		return nil, refusef("transcript_events: an event with this session and seq was stored before: use INSERT OR IGNORE (session %q, seq %d)", key, seq)
-	case seq < 0 || seq > MaxSeq:
-		return nil, refusef("transcript_events: seq must be 0..%d (session %q, seq %d)", MaxSeq, key, seq)
 	case a.BuiltIndex != IndexVersion:
 		return nil, refusef("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first (session %q, seq %d)",
 			a.BuiltIndex, IndexVersion, key, seq)
@@ -105,7 +106,7 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	if e.Message {
 		last.text = text // masked by MessageText, if it is indexed
 	}
-	s.buf = rec.AppendJSON(s.buf[:0])
+	s.buf = rec.AppendResult(s.buf[:0])
 	return s.buf, nil
 }
 

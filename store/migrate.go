@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Migrate creates or upgrades the schema in c's database, atomically, and
@@ -15,6 +16,9 @@ func Migrate(c Conn) (int, error) {
 	}
 	if meta.digest == schemaDigest && meta.index == IndexVersion {
 		return SchemaVersion, nil
+	}
+	if v, err := strconv.Atoi(meta.schema); err == nil && v > SchemaVersion {
+		return 0, fmt.Errorf("this database's transcript store has schema %d, written by a newer sessionsearch; this build knows schema %d and leaves it unchanged: use a newer build", v, SchemaVersion)
 	}
 	return SchemaVersion, atomically(c, func() error { return migrate(c, meta) })
 }
@@ -109,19 +113,18 @@ func upgradeEntriesV1(c Conn) error {
 	if err := c.Exec(entriesTable.create()); err != nil {
 		return err
 	}
-	insert, err := c.Prepare(`INSERT INTO sessionsearch_entries(id, info) VALUES (?1, ?2)`)
+	insert, err := c.Prepare(insertEntry)
 	if err != nil {
 		return err
 	}
 	defer insert.Close()
-	var buf []byte
+	buf := make([]byte, 0, 256)
 	err = c.Query(`SELECT id, info FROM sessionsearch_entries_v1 ORDER BY id`, func(r Row) error {
 		rec, err := parseV1(r.Text(1))
 		if err != nil {
 			return fmt.Errorf("entry %d: %w", r.Int(0), err)
 		}
-		buf = rec.AppendJSON(buf[:0])
-		return insert.Run(r.Int(0), buf)
+		return insert.Run(rec.columns(r.Int(0), buf[:0])...)
 	})
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 // path a new entry may have moved, and indexes the difference; a session
 // over MaxInlineMessages messages becomes pending instead (docs/store.md S7).
 func Repath(c Conn, sid int64) error {
-	messages, err := queryInt(c, 0, `SELECT info ->> '$.tip.messages' FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
+	messages, err := queryInt(c, 0, `SELECT tip_messages FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
 		EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return err
@@ -30,8 +30,8 @@ func Repath(c Conn, sid int64) error {
 func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 	var ids []int64
 	var records []Record
-	err = c.Query(`SELECT id, info FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
-		rec, err := ParseRecord(r.Text(1))
+	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
+		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
 		if err != nil {
 			return err
 		}
@@ -53,7 +53,7 @@ func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 	// its pending terms at the statement savepoint a multi-row INSERT opens:
 	// a segment per row, measured 2.2x slower.)
 	stmts, err := prepareAll(c,
-		`UPDATE sessionsearch_entries SET info = json_set(info, '$.active', ?2) WHERE id = ?1`,
+		`UPDATE sessionsearch_entries SET active = ?2 WHERE id = ?1`,
 		`DELETE FROM sessionsearch_fts WHERE rowid = ?1`,
 		`SELECT text FROM sessionsearch_content WHERE id = ?1`,
 		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`)
@@ -102,7 +102,7 @@ func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 	if tip.Key != "" {
 		key = tip.Key
 	}
-	return true, c.Exec(`UPDATE sessionsearch_entries SET info = json_set(info, '$.tip.leaf', ?2, '$.tip.key', ?3, '$.tip.messages', ?4) WHERE id = ?1`,
+	return true, c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
 		ids[len(ids)-1], tip.Leaf, key, tip.Messages)
 }
 
@@ -173,12 +173,12 @@ func Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 // done or the deadline passes (after at least one chunk). rebuilt is the
 // session's rebuilt_seq, or -2 when it is NULL.
 func reconcileSession(c Conn, sid int64, key string, rebuilt int64, deadline time.Time) (bool, error) {
-	insert, err := c.Prepare(`INSERT OR IGNORE INTO sessionsearch_entries(id, info) VALUES (?1, ?2)`)
+	insert, err := c.Prepare(insertEntry)
 	if err != nil {
 		return false, err
 	}
 	defer insert.Close()
-	var buf []byte
+	buf := make([]byte, 0, 256)
 	for rebuilt >= -1 {
 		// Entries for events that predate the store, a chunk at a time
 		// (those appended since have theirs).
@@ -196,8 +196,7 @@ func reconcileSession(c Conn, sid int64, key string, rebuilt int64, deadline tim
 				if seq < 0 || seq > MaxSeq {
 					return nil // stored before the store refused such seqs
 				}
-				buf = NewRecord(e, NoTip).AppendJSON(buf[:0])
-				return insert.Run(EntryID(sid, seq), buf)
+				return insert.Run(NewRecord(e, NoTip).columns(EntryID(sid, seq), buf[:0])...)
 			}, key, rebuilt, reconcileChunk)
 		if err != nil {
 			return false, err

@@ -10,26 +10,27 @@ import (
 
 // Record is the stored state of one entry: what the rules need of its event
 // (so that a replay never parses events again), whether it is on the active
-// path, and the session's Tip after it. It is kept in the info column of
-// sessionsearch_entries as a JSON object with these names; the columns that
-// SQL reads (active, message, entry_id, role, ts) are generated from it by
-// name (see schema.go).
+// path, and the session's Tip after it. It is kept in a row of
+// sessionsearch_entries: the facts of the event, read only by Go, in the info
+// column as a JSON object with the names below; what SQL reads (active,
+// message, entry_id, role, ts and the tip) in columns of their own, so that
+// no view or table definition needs a JSON function (docs/store.md S13).
 type Record struct {
-	ID        string `json:"id,omitempty"`
-	HasParent bool   `json:"-"`                // the event has a parentId field ("parent", null for a new root)
-	ParentID  string `json:"-"`                // its value
-	Role      string `json:"role,omitempty"`   // of a message
-	Timestamp int64  `json:"ts,omitempty"`     // of a message, epoch ms
-	TargetID  string `json:"target,omitempty"` // of a leaf entry
-	Message   bool   `json:"-"`                // a user or assistant message with text: indexed when active
-	Leaf      bool   `json:"-"`                // a leaf entry: moves the leaf to its target
-	Side      bool   `json:"-"`                // appendMode side: never the leaf
-	Active    bool   `json:"-"`                // on the active path
+	ID        string // "" when the entry has no id
+	HasParent bool   // the event has a parentId field ("parent", null for a new root)
+	ParentID  string // its value
+	Role      string // of a message
+	Timestamp int64  // of a message, epoch ms
+	TargetID  string // of a leaf entry
+	Message   bool   // a user or assistant message with text: indexed when active
+	Leaf      bool   // a leaf entry: moves the leaf to its target
+	Side      bool   // appendMode side: never the leaf
 	// Moves is set on an entry appended off the active path that may move
 	// it (a leaf entry, or a branch): the append trigger replays the
 	// session when it is set.
-	Moves bool `json:"-"`
-	Tip   Tip  `json:"tip"`
+	Moves  bool
+	Active bool // on the active path (column active)
+	Tip    Tip  // columns tip_leaf, tip_key, tip_messages
 }
 
 // Tip is a session's state for appends, valid in its newest entry: the seq
@@ -60,9 +61,55 @@ func (r Record) Entry() transcript.Entry {
 	return e
 }
 
-// AppendJSON appends r's stored form to b. Written by hand: it runs once per
-// appended event.
-func (r Record) AppendJSON(b []byte) []byte {
+// entryColumns are the columns of a row of sessionsearch_entries, in the
+// order of Record.columns.
+const entryColumns = `id, info, message, active, entry_id, role, ts, tip_leaf, tip_key, tip_messages`
+
+// insertEntry writes a row from Go (reconcile, upgrades).
+const insertEntry = `INSERT OR IGNORE INTO sessionsearch_entries(` + entryColumns + `) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`
+
+// columns are the values of r's row with the given id; info is a buffer to
+// write the info object into.
+func (r Record) columns(id int64, info []byte) []any {
+	return []any{id, r.AppendInfo(info), r.Message, r.Active, nullString(r.ID), nullString(r.Role), r.Timestamp,
+		r.Tip.Leaf, nullString(r.Tip.Key), r.Tip.Messages}
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// AppendResult appends what sessionsearch_entry returns to the append
+// trigger, which splits it into the row's columns:
+// {"info":{...},"active":0|1,"tip":{"leaf":N,"key":"...","messages":N}}.
+// Written by hand, like AppendInfo: it runs once per appended event.
+func (r Record) AppendResult(b []byte) []byte {
+	b = append(b, `{"info":`...)
+	b = r.AppendInfo(b)
+	b = append(b, `,"active":`...)
+	if r.Active {
+		b = append(b, '1')
+	} else {
+		b = append(b, '0')
+	}
+	b = append(b, `,"tip":{"leaf":`...)
+	b = strconv.AppendInt(b, r.Tip.Leaf, 10)
+	if r.Tip.Key != "" {
+		b = append(b, `,"key":`...)
+		b = appendJSONString(b, r.Tip.Key)
+	}
+	b = append(b, `,"messages":`...)
+	b = strconv.AppendInt(b, r.Tip.Messages, 10)
+	return append(b, '}', '}')
+}
+
+// AppendInfo appends the info object: the facts of the event, each name
+// present only when it is set, and "parent" exactly when the event has a
+// parentId field.
+func (r Record) AppendInfo(b []byte) []byte {
 	b = append(b, '{')
 	first := true
 	sep := func(name string) {
@@ -104,23 +151,13 @@ func (r Record) AppendJSON(b []byte) []byte {
 	flag("message", r.Message)
 	flag("leaf", r.Leaf)
 	flag("side", r.Side)
-	flag("active", r.Active)
 	flag("moves", r.Moves)
-	sep("tip")
-	b = append(b, `{"leaf":`...)
-	b = strconv.AppendInt(b, r.Tip.Leaf, 10)
-	if r.Tip.Key != "" {
-		b = append(b, `,"key":`...)
-		b = appendJSONString(b, r.Tip.Key)
-	}
-	b = append(b, `,"messages":`...)
-	b = strconv.AppendInt(b, r.Tip.Messages, 10)
-	return append(b, '}', '}')
+	return append(b, '}')
 }
 
-// storedRecord is Record's stored form for decoding: flags are 1 when set,
-// and "parent" is present (maybe null) exactly when the event had parentId.
-type storedRecord struct {
+// storedInfo is the info object for decoding: flags are 1 when set, and
+// "parent" is present (maybe null) exactly when the event had parentId.
+type storedInfo struct {
 	ID        string          `json:"id"`
 	Parent    json.RawMessage `json:"parent"`
 	Role      string          `json:"role"`
@@ -129,24 +166,23 @@ type storedRecord struct {
 	Message   int             `json:"message"`
 	Leaf      int             `json:"leaf"`
 	Side      int             `json:"side"`
-	Active    int             `json:"active"`
 	Moves     int             `json:"moves"`
-	Tip       Tip             `json:"tip"`
 }
 
-// ParseRecord reads a record written by AppendJSON.
-func ParseRecord(s string) (Record, error) {
-	var v storedRecord
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return Record{}, fmt.Errorf("bad entry record %q: %v", s, err)
+// ParseRecord reads a record from its row: the info object AppendInfo wrote,
+// and the active column. (The tip is read only from the newest row, by SQL.)
+func ParseRecord(info string, active bool) (Record, error) {
+	var v storedInfo
+	if err := json.Unmarshal([]byte(info), &v); err != nil {
+		return Record{}, fmt.Errorf("bad entry info %q: %v", info, err)
 	}
 	r := Record{ID: v.ID, Role: v.Role, Timestamp: v.Timestamp, TargetID: v.TargetID, Message: v.Message != 0,
-		Leaf: v.Leaf != 0, Side: v.Side != 0, Active: v.Active != 0, Moves: v.Moves != 0, Tip: v.Tip}
+		Leaf: v.Leaf != 0, Side: v.Side != 0, Moves: v.Moves != 0, Active: active}
 	if v.Parent != nil {
 		r.HasParent = true
 		if string(v.Parent) != "null" {
 			if err := json.Unmarshal(v.Parent, &r.ParentID); err != nil {
-				return Record{}, fmt.Errorf("bad entry record %q: parent: %v", s, err)
+				return Record{}, fmt.Errorf("bad entry info %q: parent: %v", info, err)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -118,7 +119,8 @@ func TestReplayedAndDiff(t *testing.T) {
 	}
 }
 
-// A Record survives its stored form, whatever its fields hold.
+// A Record survives its stored form, whatever its fields hold: the info
+// object and the active column, and the trigger's view of the result.
 func TestRecordRoundTrip(t *testing.T) {
 	for _, r := range []Record{
 		{Tip: NoTip},
@@ -127,15 +129,33 @@ func TestRecordRoundTrip(t *testing.T) {
 		{ID: "東京", HasParent: true, Side: true, Tip: Tip{Leaf: -1, Key: "ключ"}},
 		{ID: "x", Timestamp: -5, Tip: Tip{Leaf: 4294967295, Key: "x", Messages: 10001}},
 	} {
-		s := string(r.AppendJSON(nil))
-		got, err := ParseRecord(s)
-		if err != nil || got != r {
-			t.Errorf("ParseRecord(%s) = %+v, %v; want %+v", s, got, err, r)
+		info := string(r.AppendInfo(nil))
+		got, err := ParseRecord(info, r.Active)
+		want := r
+		want.Tip = Tip{} // kept in columns of its own
+		if err != nil || got != want {
+			t.Errorf("ParseRecord(%s) = %+v, %v; want %+v", info, got, err, want)
+		}
+		var res struct {
+			Info   map[string]any `json:"info"`
+			Active int            `json:"active"`
+			Tip    Tip            `json:"tip"`
+		}
+		out := r.AppendResult(nil)
+		if err := json.Unmarshal(out, &res); err != nil || res.Tip != r.Tip || (res.Active != 0) != r.Active || res.Info["id"] != nilIfEmpty(r.ID) {
+			t.Errorf("AppendResult = %s (%v), does not carry %+v", out, err, r)
 		}
 	}
-	if _, err := ParseRecord(`[1,2]`); err == nil {
+	if _, err := ParseRecord(`[1,2]`, false); err == nil {
 		t.Error("ParseRecord accepted a schema 1 array")
 	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Schema 1's positional arrays read as the same Records.

@@ -66,17 +66,20 @@ var tables = []object{
 		content='sessionsearch_content', content_rowid='id')`},
 }
 
-// entriesTable has one row per event: its Record in info, and the fields
-// that SQL reads as columns generated from it by name.
+// entriesTable has one row per event: the facts of its Record in info (for
+// Go), and what SQL reads in columns of their own (see Record).
 var entriesTable = object{"TABLE", "sessionsearch_entries", `(
-		id       INTEGER PRIMARY KEY,
-		info     TEXT NOT NULL,
-		message  INTEGER AS (info ->> 'message') STORED,
-		active   INTEGER AS (info ->> 'active') STORED,
-		sid      INTEGER AS (id >> 32) VIRTUAL,
-		entry_id TEXT AS (info ->> 'id') VIRTUAL,
-		role     TEXT AS (info ->> 'role') VIRTUAL,
-		ts       INTEGER AS (coalesce(info ->> 'ts', 0)) VIRTUAL)`}
+		id           INTEGER PRIMARY KEY,
+		info         TEXT NOT NULL,
+		message      INTEGER NOT NULL DEFAULT 0,
+		active       INTEGER NOT NULL DEFAULT 0,
+		entry_id     TEXT,
+		role         TEXT,
+		ts           INTEGER NOT NULL DEFAULT 0,
+		tip_leaf     INTEGER NOT NULL DEFAULT -1,
+		tip_key      TEXT,
+		tip_messages INTEGER NOT NULL DEFAULT 0,
+		sid          INTEGER AS (id >> 32) VIRTUAL)`}
 
 // The views and triggers.
 var derived = []object{
@@ -130,14 +133,18 @@ var derived = []object{
 		-- bad events, a seq stored before (INSERT OR REPLACE) and an index
 		-- of another version; it marks the session pending when the event
 		-- is out of order or this connection defers indexing.
-		INSERT INTO sessionsearch_entries(id, info)
-			SELECT (s.sid << 32) | NEW.seq, sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.pending,
-					EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq),
-					(SELECT value FROM sessionsearch_meta WHERE key = 'index_version'),
-					t.id, t.info ->> '$.tip.leaf', t.info ->> '$.tip.key', t.info ->> '$.tip.messages')
-			FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
-				LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
-					WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1);
+		-- The result r is split into the row's columns (store.Record).
+		INSERT INTO sessionsearch_entries(` + entryColumns + `)
+			SELECT id, r -> 'info', coalesce(r ->> '$.info.message', 0), r ->> 'active', r ->> '$.info.id', r ->> '$.info.role',
+				coalesce(r ->> '$.info.ts', 0), r ->> '$.tip.leaf', r ->> '$.tip.key', r ->> '$.tip.messages'
+			FROM (SELECT (s.sid << 32) | NEW.seq AS id,
+					sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.pending,
+						EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq),
+						(SELECT value FROM sessionsearch_meta WHERE key = 'index_version'),
+						t.id, t.tip_leaf, t.tip_key, t.tip_messages) AS r
+				FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
+					LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
+						WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1));
 		-- The common case: the entry extends the active path.
 		INSERT INTO sessionsearch_fts(rowid, text)
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries

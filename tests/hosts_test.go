@@ -436,6 +436,9 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		"select 1 from (select sessionsearch_migrate() as version) where version <> 2;",
 		"insert into sessions(session_key) values ('agent:main:err');",
 		`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 0, '{"type":"message","id":"e1","parentId":null,"message":{"role":"user","content":"stored event"}}');`,
+		// The session after it, whose first entry's id is err's seq 2^32.
+		"insert into sessions(session_key) values ('agent:main:next');",
+		`insert into transcript_events(session_key, seq, event) values ('agent:main:next', 0, '{"type":"message","id":"n1","parentId":null,"message":{"role":"user","content":"next event"}}');`,
 	}
 	cases := []struct {
 		stmt string
@@ -476,6 +479,8 @@ func TestErrorsAcrossHosts(t *testing.T) {
 			[]string{"transcript_events", `"type"`, `"agent:main:err"`, "seq 1"}},
 		{`insert into transcript_events(session_key, seq, event) values ('agent:main:err', -1, '{"type":"message"}');`,
 			[]string{"transcript_events", "seq must be 0..4294967295", `"agent:main:err"`, "seq -1"}},
+		{`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 4294967296, '{"type":"message"}');`,
+			[]string{"transcript_events", "seq must be 0..4294967295", `"agent:main:err"`, "seq 4294967296"}},
 		{`update transcript_events set event = '{"type":"message","id":"e1","message":{"role":"user","content":"edited"}}' where session_key = 'agent:main:err' and seq = 0;`,
 			[]string{"transcript_events", "append-only", `"agent:main:err"`, "seq 0"}},
 		{"delete from transcript_events where session_key = 'agent:main:err' and seq = 0;",

@@ -249,3 +249,10 @@ insert into sessionsearch_fts(sessionsearch_fts) values ('integrity-check');
 select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts_docsize) = (select count(*) from sessionsearch_messages);
 select 'nothing_pending_at_the_end', sessions_index_status() = '{"pendingSessions":0}';
 select 'integrity_check', (select group_concat(integrity_check) from pragma_integrity_check) = 'ok';
+
+-- 14. With trusted_schema off (a host that distrusts the database's schema), search and history work: no view or table definition calls a function that is not innocuous, JSON's included (SQLite 3.40 does not count those as innocuous)
+pragma trusted_schema=off;
+select 'untrusted_search', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
+select 'untrusted_history', (select group_concat(value ->> 'id') from json_each(sessions_history('agent:main:linear', '{"caller":"agent:main:main"}') -> '$.messages')) = 'l1,l2,l4,l5';
+select 'untrusted_snippet', (select count(*) from sessionsearch_fts where sessionsearch_fts match 'linear' and snippet(sessionsearch_fts, 0, '[', ']', '…', 8) like '%[linear]%') = 4;
+pragma trusted_schema=on;
