@@ -35,6 +35,7 @@ deps:
 
 test: deps all check
 	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+	cd redact/internal/gitleakscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What a change must keep: gofmt'd sources, a clean vet, and generated
 # tables equal to what the generator makes from the pinned Unicode data.

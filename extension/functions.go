@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/store"
 	"github.com/sessionsearch/sessionsearch/tokenizer"
@@ -211,7 +212,7 @@ func fnRedactSnippet(c *call) error {
 		return nil
 	}
 	text := c.text(0)
-	out, changed := sqlfuncs.Redact(text)
+	out, changed := redact.Text(text)
 	cut := sqlfuncs.CutChars(out, int(max))
 	if !changed && len(cut) == len(text) && c.isText(0) {
 		c.resultArg(0) // unchanged text passes through without a copy

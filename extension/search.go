@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
@@ -229,7 +230,7 @@ func fnSessionsHistory(c *call) error {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	res := sqlfuncs.HistoryWindow(key, path, opts, func(s string) string {
-		out, _ := sqlfuncs.Redact(s)
+		out, _ := redact.Text(s)
 		return out
 	})
 	c.resultBytes(res.JSON())

@@ -1,3 +1,4 @@
 // Package sqlfuncs holds the pure-Go rules behind the SQL functions:
-// visibility, redaction, query building and history windows. No cgo.
+// visibility, query building, snippets and history windows (redaction is
+// package redact). No cgo.
 package sqlfuncs

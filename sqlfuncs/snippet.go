@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sessionsearch/sessionsearch/redact"
 )
 
 // Range is a match in a text: byte offsets [Start,End).
@@ -34,7 +36,7 @@ func CutChars(text string, maxChars int) string {
 		cut += size
 	}
 	cut = clusterStartBefore(text, cut)
-	if m := strings.LastIndexByte(text[:cut], '['); m >= 0 && strings.HasPrefix(text[m:], maskPrefix) {
+	if m := strings.LastIndexByte(text[:cut], '['); m >= 0 && strings.HasPrefix(text[m:], redact.MaskPrefix) {
 		if end := strings.IndexByte(text[m:], ']'); end < 0 || m+end >= cut {
 			cut = m
 		}
@@ -140,18 +142,18 @@ func Snippet(text string, matches []Range, maxChars int) string {
 // byte offsets of the redacted text, the matches sorted. A match that
 // touches a secret grows to cover its whole mask.
 func redactKeepingRanges(text string, matches []Range) (red string, masks, hits []Range) {
-	spans := Secrets(text)
+	spans := redact.Secrets(text)
 	red = text
 	if len(spans) > 0 {
-		red = applyMasks(text, spans)
+		red = redact.Apply(text, spans)
 	}
 	// shift[i] is how far the text after spans[i] moved.
 	shift := make([]int, len(spans))
 	masks = make([]Range, len(spans))
 	d := 0
 	for i, s := range spans {
-		masks[i] = Range{s.Start + d, s.Start + d + len(mask(s.Kind))}
-		d += len(mask(s.Kind)) - (s.End - s.Start)
+		masks[i] = Range{s.Start + d, s.Start + d + len(redact.Mask(s.Kind))}
+		d += len(redact.Mask(s.Kind)) - (s.End - s.Start)
 		shift[i] = d
 	}
 	// at maps an offset of text to the redacted text; an offset inside a

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sessionsearch/sessionsearch/redact"
+	"github.com/sessionsearch/sessionsearch/redact/redacttest"
 )
 
 func TestCutChars(t *testing.T) {
@@ -113,7 +116,7 @@ func TestSnippet(t *testing.T) {
 // mask.
 func checkSnippet(t *testing.T, text, got string, max int) {
 	t.Helper()
-	red, _ := Redact(text)
+	red, _ := redact.Text(text)
 	if max > 0 && utf8.RuneCountInString(got) > max {
 		t.Errorf("snippet %q has more than %d characters", got, max)
 	}
@@ -142,7 +145,7 @@ func checkSnippet(t *testing.T, text, got string, max int) {
 func maskRanges(red string) []Range {
 	var out []Range
 	for i := 0; ; {
-		j := strings.Index(red[i:], maskPrefix)
+		j := strings.Index(red[i:], redact.MaskPrefix)
 		if j < 0 {
 			return out
 		}
@@ -159,8 +162,8 @@ func maskRanges(red string) []Range {
 // is cut.
 func TestSnippetSecretNextToMatch(t *testing.T) {
 	filler := strings.Repeat("the deploy went fine and the logs were quiet ", 4)
-	for _, s := range secretSamples() {
-		for _, layout := range []string{"%s " + s.text + " %s", "%s deploy:" + s.text + ",deploy %s"} {
+	for _, s := range redacttest.Samples() {
+		for _, layout := range []string{"%s " + s.Text + " %s", "%s deploy:" + s.Text + ",deploy %s"} {
 			text := strings.Replace(strings.Replace(layout, "%s", filler, 1), "%s", filler, 1)
 			var matches []Range
 			for i := 0; ; {
@@ -173,8 +176,8 @@ func TestSnippetSecretNextToMatch(t *testing.T) {
 			}
 			for _, max := range []int{1, 5, 12, 20, 40, 80, 150, 300, 0} {
 				got := Snippet(text, matches, max)
-				if w := leak(got, s); w != "" {
-					t.Errorf("%s: %q survives in the %d-character snippet %q", s.family, w, max, got)
+				if w := redacttest.Leak(got, s); w != "" {
+					t.Errorf("%s: %q survives in the %d-character snippet %q", s.Family, w, max, got)
 				}
 				checkSnippet(t, text, got, max)
 			}

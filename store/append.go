@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 
-	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
@@ -122,6 +122,6 @@ func (s *State) MessageText(key string, seq int64, event []byte) string {
 	} else {
 		text, _ = transcript.MessageText(event)
 	}
-	out, _ := sqlfuncs.Redact(text)
+	out, _ := redact.Text(text)
 	return out
 }

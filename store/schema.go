@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/tokenizer"
 )
 
@@ -19,7 +19,7 @@ const SchemaVersion = 2
 // the text masked by the redaction rules. Another value in
 // sessionsearch_meta means the index must be rebuilt before it is changed
 // (docs/store.md S12).
-var IndexVersion = fmt.Sprintf("%d.%d", tokenizer.Version, sqlfuncs.RedactionVersion)
+var IndexVersion = fmt.Sprintf("%d.%d", tokenizer.Version, redact.Version)
 
 // An object is one named part of the schema.
 type object struct {

@@ -1,32 +1,37 @@
-package sqlfuncs
+// Package gitleakscheck is a test-only module: it checks the redaction
+// rules against gitleaks' default detector, so that gitleaks and its
+// modules stay out of the library's go.mod (docs/redaction.md, "The
+// gitleaks cross-check").
+package gitleakscheck
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/sessionsearch/sessionsearch/redact"
+	"github.com/sessionsearch/sessionsearch/redact/redacttest"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // A differential check against gitleaks v8.30.1 with its default rules.
-// gitleaks is imported only here, in a _test.go file: it never reaches the
-// extension (it is too slow per snippet and misses truncated keys, see
-// ../shared/notes/redaction-anchors.md).
+// gitleaks is imported only here, in a module of its own: it never reaches
+// the library's users (it is too slow per snippet and misses truncated keys).
 
 // gitleaksFalsePositives are gitleaks findings in the true-positive corpus
-// that are not secrets, so Redact may leave them. Keep this list short and
+// that are not secrets, so redact.Text may leave them. Keep this list short and
 // say why for each entry.
 var gitleaksFalsePositives = map[string]string{}
 
 // publicParts are the parts of a gitleaks finding that are not secret and
-// that Redact keeps: the armor lines of a PEM block, the scheme, host and
+// that redact.Text keeps: the armor lines of a PEM block, the scheme, host and
 // path of a webhook URL.
 var publicParts = regexp.MustCompile(`-----(?:BEGIN|END)[A-Z0-9 ]*-----|` +
 	`(?:https?://)?(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:discord|discordapp)\.com/api/webhooks)/`)
 
 // TestRedactCoversGitleaks runs gitleaks over the true-positive corpus and
-// requires that Redact leaves no 8 characters of anything gitleaks flags.
-// Samples where Redact masks and gitleaks finds nothing are logged (go test
+// requires that redact.Text leaves no 8 characters of anything gitleaks flags.
+// Samples where redact.Text masks and gitleaks finds nothing are logged (go test
 // -v) as a review list: they are truncation cases, URL passwords and
 // shapes gitleaks has no rule for.
 func TestRedactCoversGitleaks(t *testing.T) {
@@ -35,12 +40,12 @@ func TestRedactCoversGitleaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagged, onlyOurs := 0, 0
-	for _, s := range secretSamples() {
-		findings := d.DetectString(s.text)
-		out, _ := Redact(s.text)
+	for _, s := range redacttest.Samples() {
+		findings := d.DetectString(s.Text)
+		out, _ := redact.Text(s.Text)
 		if len(findings) == 0 {
 			onlyOurs++
-			t.Logf("review: gitleaks finds nothing in %s sample %q", s.family, s.text)
+			t.Logf("review: gitleaks finds nothing in %s sample %q", s.Family, s.Text)
 			continue
 		}
 		flagged++
@@ -51,14 +56,14 @@ func TestRedactCoversGitleaks(t *testing.T) {
 				continue
 			}
 			if w := survivingPiece(bare, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
-				t.Errorf("%s: gitleaks %s flags %q; %q survives in %q", s.family, f.RuleID, f.Secret, w, out)
+				t.Errorf("%s: gitleaks %s flags %q; %q survives in %q", s.Family, f.RuleID, f.Secret, w, out)
 			}
 		}
 	}
-	if flagged < len(secretSamples())/2 {
+	if flagged < len(redacttest.Samples())/2 {
 		t.Errorf("gitleaks flagged only %d samples: is its default config loaded?", flagged)
 	}
-	t.Logf("gitleaks flags %d samples; %d are masked by Redact alone", flagged, onlyOurs)
+	t.Logf("gitleaks flags %d samples; %d are masked by redact.Text alone", flagged, onlyOurs)
 }
 
 // survivingPiece returns an 8-character piece of secret found in out, not

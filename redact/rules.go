@@ -1,4 +1,4 @@
-package sqlfuncs
+package redact
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// What is a secret. Every redaction rule lives in this file; redact.go only
+// What is a secret. Every redaction rule lives in this file; engine.go only
 // runs them. Rule families and their sources of ideas (gitleaks MIT,
 // OpenClaw MIT, detect-secrets Apache-2.0, Atuin MIT; no code copied):
 //
@@ -202,7 +202,7 @@ func buildTriggers() []trigger {
 		}
 	}
 	if len(ts) > maxRedactTriggers {
-		panic("sqlfuncs: too many redaction triggers")
+		panic("redact: too many redaction triggers")
 	}
 	return ts
 }
@@ -318,7 +318,7 @@ func (d *detector) assignment(start, end int) {
 		return
 	}
 	d.keyEnd = ke
-	if ks >= len(maskPrefix)-1 && t[ks-len(maskPrefix)+1:ks] == maskPrefix[1:] {
+	if ks >= len(MaskPrefix)-1 && t[ks-len(MaskPrefix)+1:ks] == MaskPrefix[1:] {
 		return // "[REDACTED:api-key]" read without its brackets
 	}
 	keyStart := ks
@@ -545,7 +545,7 @@ func (d *detector) bearer(start, end int) {
 // colon is a port number.
 func (d *detector) urlCredential(start, end int) {
 	t := d.text
-	if start == 0 || !isAlnumByte(t[start-1]) || strings.HasPrefix(t[end:], maskPrefix[1:]) {
+	if start == 0 || !isAlnumByte(t[start-1]) || strings.HasPrefix(t[end:], MaskPrefix[1:]) {
 		return // no scheme, or a mask read without its brackets
 	}
 	colon := -1

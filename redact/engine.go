@@ -1,4 +1,7 @@
-package sqlfuncs
+// Package redact owns what is a secret and how it is masked in the copies
+// of transcript text handed to a model: search snippets, history texts and
+// the text the search index keeps (docs/redaction.md). Pure Go, no cgo.
+package redact
 
 import (
 	"cmp"
@@ -6,7 +9,7 @@ import (
 	"strings"
 )
 
-// Redaction engine. The rules (what is a secret) live in redact_rules.go;
+// The engine. The rules (what is a secret) live in rules.go;
 // this file holds the machinery that runs them cheaply:
 //
 //  1. A keyword prefilter: one case-folded Aho-Corasick automaton over every
@@ -24,11 +27,11 @@ import (
 // Redaction is for copies handed to a model (snippets, history texts); the
 // stored transcript is never rewritten.
 
-// RedactionVersion identifies Redact's output. The search index holds
-// masked text, so an index built with other rules must be rebuilt: change
-// this whenever any text would be masked differently (testdata/redact.golden
-// pins the output).
-const RedactionVersion = 1
+// Version identifies Text's output. The search index holds masked text, so
+// an index built with other rules must be rebuilt: change this whenever any
+// text would be masked differently (testdata/redact.golden pins the output;
+// docs/redaction.md R0).
+const Version = 1
 
 // Span is a secret found in a text: byte offsets [Start,End) and its kind.
 type Span struct {
@@ -36,15 +39,15 @@ type Span struct {
 	Kind       string
 }
 
-// Redact returns text with every secret replaced by a mask naming its kind,
+// Text returns text with every secret replaced by a mask naming its kind,
 // e.g. "[REDACTED:github-token]". When nothing is found it returns text itself
 // (no copy) and changed=false.
-func Redact(text string) (out string, changed bool) {
+func Text(text string) (out string, changed bool) {
 	spans := Secrets(text)
 	if len(spans) == 0 {
 		return text, false
 	}
-	return applyMasks(text, spans), true
+	return Apply(text, spans), true
 }
 
 // Secrets returns the secret spans in text, sorted, non-overlapping (merged).
@@ -62,22 +65,22 @@ func Secrets(text string) []Span {
 	return d.spans(text, origin)
 }
 
-// maskPrefix starts every mask; a mask reads "[REDACTED:<kind>]".
-const maskPrefix = "[REDACTED:"
+// MaskPrefix starts every mask; a mask reads "[REDACTED:<kind>]".
+const MaskPrefix = "[REDACTED:"
 
-func mask(kind string) string { return maskPrefix + kind + "]" }
+func Mask(kind string) string { return MaskPrefix + kind + "]" }
 
-func applyMasks(text string, spans []Span) string {
+func Apply(text string, spans []Span) string {
 	var b strings.Builder
 	size := len(text)
 	for _, s := range spans {
-		size += len(maskPrefix) + len(s.Kind) + 1 - (s.End - s.Start)
+		size += len(MaskPrefix) + len(s.Kind) + 1 - (s.End - s.Start)
 	}
 	b.Grow(size)
 	at := 0
 	for _, s := range spans {
 		b.WriteString(text[at:s.Start])
-		b.WriteString(maskPrefix)
+		b.WriteString(MaskPrefix)
 		b.WriteString(s.Kind)
 		b.WriteByte(']')
 		at = s.End
@@ -293,7 +296,7 @@ func newKeywordSet(words []string, triggers [][]int) *keywordSet {
 		for i := 0; i < len(w); i++ {
 			c := w[i]
 			if c >= 'A' && c <= 'Z' || c == '[' || c == ']' {
-				panic("sqlfuncs: redaction keyword must be lower case without brackets: " + w)
+				panic("redact: redaction keyword must be lower case without brackets: " + w)
 			}
 			if m.class[c] == 0 {
 				m.class[c] = uint8(n)
@@ -366,7 +369,7 @@ func newKeywordSet(words []string, triggers [][]int) *keywordSet {
 		renum[oldS] = newS
 	}
 	if states*m.stride > 1<<16 {
-		panic("sqlfuncs: too many redaction keyword states")
+		panic("redact: too many redaction keyword states")
 	}
 	m.next = make([]uint16, states*m.stride)
 	m.out = make([][]int, states)

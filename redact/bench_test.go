@@ -1,11 +1,12 @@
-package sqlfuncs
+package redact
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+	"github.com/sessionsearch/sessionsearch/redact/redacttest"
 )
 
 // prose300 is a clean 300-character snippet: no rule keyword, the common
@@ -22,7 +23,7 @@ func BenchmarkRedactProse300(b *testing.B) {
 	b.SetBytes(int64(len(prose300)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Redact(prose300)
+		Text(prose300)
 	}
 }
 
@@ -30,8 +31,8 @@ func BenchmarkRedactProse300(b *testing.B) {
 // samples: the costly case, a keyword hit and a secret in every snippet.
 func mixedSnippets() []string {
 	var out []string
-	for _, s := range secretSamples() {
-		text := strings.ReplaceAll(s.text, "\n", " ")
+	for _, s := range redacttest.Samples() {
+		text := strings.ReplaceAll(s.Text, "\n", " ")
 		pad := 300 - len(text)
 		if pad < 0 {
 			text = text[:300]
@@ -52,7 +53,7 @@ func BenchmarkRedactMixed300(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		Redact(snippets[i%len(snippets)])
+		Text(snippets[i%len(snippets)])
 		i++
 	}
 }
@@ -62,10 +63,6 @@ func BenchmarkRedactMixed300(b *testing.B) {
 // with a true-positive sample put into every 20th: realistic transcript
 // text with a realistic rate of secrets.
 func transcriptCorpus(tb testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "transcripts", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no transcripts (%v)", err)
-	}
 	var texts []string
 	var collect func(v any)
 	collect = func(v any) {
@@ -84,22 +81,18 @@ func transcriptCorpus(tb testing.TB) []string {
 			}
 		}
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, f := range fixtures.Files() {
+		for _, line := range f.Lines {
 			var e any
-			if err := json.Unmarshal([]byte(line), &e); err != nil {
-				tb.Fatal(err)
+			if err := json.Unmarshal(line, &e); err != nil {
+				tb.Fatalf("%s: %v", f.Name, err)
 			}
 			collect(e)
 		}
 	}
-	samples := secretSamples()
+	samples := redacttest.Samples()
 	for i := 0; i < len(texts); i += 20 {
-		texts[i] += "\n" + samples[(i/20)%len(samples)].text
+		texts[i] += "\n" + samples[(i/20)%len(samples)].Text
 	}
 	return texts
 }
@@ -117,7 +110,7 @@ func BenchmarkRedactThroughput(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, t := range texts {
-			Redact(t)
+			Text(t)
 		}
 	}
 }
