@@ -31,7 +31,7 @@ import (
 // an index built with other rules must be rebuilt: change this whenever any
 // text would be masked differently (testdata/redact.golden pins the output;
 // docs/redaction.md R0).
-const Version = 1
+const Version = 2
 
 // Span is a secret found in a text: byte offsets [Start,End) and its kind.
 type Span struct {
@@ -120,8 +120,9 @@ type detector struct {
 	// command rules have read: a line is read once, however many command
 	// words it holds.
 	curlLineEnd, commandLineEnd int
-	// discordScanned ends the text the Discord rule has searched.
-	discordScanned int
+	// discordScanned and telegramScanned end the text the Discord and
+	// Telegram window rules have searched.
+	discordScanned, telegramScanned int
 	// pemEnd remembers the last search for a PEM END line.
 	pemEnd struct {
 		searched bool

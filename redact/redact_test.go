@@ -250,6 +250,32 @@ func falsePositives() []string {
 		"primary_key = id",
 		"Cookie: theme=dark",
 		"the hf_hub_download function and npm_config_cache",
+		// Test logs, shell output and source code (docs/redaction.md R8).
+		"PASS: gdb.base/foo.exp: test the thing",
+		"FAIL: gdb.base/break.exp: run to main (timeout)",
+		"ok  \tgithub.com/sessionsearch/sessionsearch/redact\t0.514s",
+		"--- PASS: TestRedactFamilies (0.01s)",
+		"pwd: /home/user/project",
+		"passFlagToTest := map[string]bool{",
+		"var passFlagToTest = map[string]bool{",
+		"the hf_hub_download function, from hf_transfer import x, use hf_xet",
+		"password: string;",
+		"password: Optional[str] = None",
+		"password: hashedPassword,",
+		`password=getenv("DB_PASSWORD")`,
+		"const passwordInput = document.getElementById('password');",
+		`password := r.FormValue("password")`,
+		"secretKey: process.env.SECRET_KEY",
+		"if (password.length < 8) {",
+		"--password-file /etc/pw",
+		"request id 3f2a9c1e-7b4d-4e8a-9f0c-1a2b3c4d5e6f failed",
+		"version 1.2.3-rc.4 and sha 3f2a9c1e7b4d4e8a9f0c1a2b3c4d5e6f7a8b9c0d",
+		"sortKey: \"createdAt\", cacheKey = userName",
+		// Placeholders stay (docs/redaction.md R6).
+		"xoxb-xxx",
+		"SLACK_BOT_TOKEN=xoxb-xxx",
+		"token: <your-token>",
+		"Authorization: Bearer <your-token>",
 		// A cut start that is ordinary text.
 		"…configuration of the server",
 		"…and then it worked",
@@ -497,9 +523,71 @@ func TestGoldenRedaction(t *testing.T) {
 	for _, s := range redacttest.Samples() {
 		texts = append(texts, s.Text)
 	}
+	for _, c := range redacttest.SyntaxSamples() {
+		texts = append(texts, c.Text)
+	}
 	for _, text := range texts {
 		out, _ := Text(text)
 		fmt.Fprintf(&b, "%+q -> %+q\n", text, out)
 	}
 	golden.Check(t, "testdata/redact.golden", b.String(), "bump redact.Version")
+}
+
+// TestRedactSyntaxFamilies is the syntax × family table: every family of
+// redacttest.Families written in every syntax of redacttest.Syntaxes, whole
+// and cut by a snippet window on either side of the value, keeps no 8
+// characters of the value.
+func TestRedactSyntaxFamilies(t *testing.T) {
+	leaks := map[string]int{}
+	cells := redacttest.SyntaxSamples()
+	for _, c := range cells {
+		at := strings.Index(c.Text, c.Value)
+		texts := []string{c.Text}
+		for _, k := range []int{at + 4, at + len(c.Value)/2, at + len(c.Value) - 9} {
+			texts = append(texts, c.Text[:k], c.Text[:k]+"…", "…"+c.Text[k:])
+		}
+		for _, text := range texts {
+			out, _ := Text(text)
+			if w := redacttest.LeakOf(out, text[max(0, min(at, len(text))):]); w != "" && strings.Contains(c.Value[c.Public:], w) {
+				leaks[c.Family]++
+				if leaks[c.Family] <= 2 {
+					t.Errorf("%s in %s: %q survives\n in:  %q\n out: %q", c.Family, c.Syntax, w, text, out)
+				}
+			}
+		}
+	}
+	if len(leaks) > 0 {
+		t.Errorf("leaks per family (of %d cells): %v", len(cells), leaks)
+	}
+}
+
+// TestRedactIssueSyntaxes covers the shapes that once leaked: passwords
+// holding & ( ) , ;, words-and-digits passwords in JSON and prose, quoted
+// passphrases, mysql -p beyond the first &, Telegram tokens not starting
+// AA, Slack webhooks, A3T AWS keys, digit-only secrets, base64 JWTs.
+func TestRedactIssueSyntaxes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"DB_PASSWORD=Xk9#mQ2&vL7!pR4zT", "DB_PASSWORD=[REDACTED:password]"},
+		{"mysql -u root -pXk9mQ2&vL7pR4zT app", "mysql -u root -p[REDACTED:password] app"},
+		{`{"password":"hunter2hunter2"}`, `{"password":"[REDACTED:password]"}`},
+		{"my password: hunter2hunter2", "my password: [REDACTED:password]"},
+		{"the password is hunter2hunter2", "the password is [REDACTED:password]"},
+		{`passphrase: "correct horse battery staple"`, `passphrase: "[REDACTED:password]"`},
+		{"https://api.telegram.org/bot7263849102:BBHx9mQ2vL7pR4zTXk9mQ2vL7pR4zTabcdEF/getMe", "https://api.telegram.org/bot[REDACTED:telegram-bot-token]/getMe"},
+		{"post to https://hooks.slack.com/services/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", "post to https://hooks.slack.com/services/[REDACTED:slack-webhook]"},
+		{"client_secret=829304857261938475", "client_secret=[REDACTED:secret]"},
+		{"the key is A3TXNOD5HYQBFBAMIDQ6 ok", "the key is [REDACTED:aws-access-key] ok"},
+		{"ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJek1EWXlNRFU0T1RRM0lpd2lh", "[REDACTED:jwt]"},
+		{`System.setProperty("GITLAB_TOKEN", "Zk3vP9qXw2LmR7tY0bNc")`, `System.setProperty("GITLAB_TOKEN", "[REDACTED:token]")`},
+		{`var apiToken string = "Zk3vP9qXw2LmR7tY0bNc"`, `var apiToken string = "[REDACTED:token]"`},
+		{`$apiToken .= "Zk3vP9qXw2LmR7tY0bNc"`, `$apiToken .= "[REDACTED:token]"`},
+		{`API_TOKEN ::= "Zk3vP9qXw2LmR7tY0bNc"`, `API_TOKEN ::= "[REDACTED:token]"`},
+		{"<apiToken>Zk3vP9qXw2LmR7tY0bNc</apiToken>", "<apiToken>[REDACTED:token]</apiToken>"},
+		{"here is the token I mentioned: Zk3vP9qXw2LmR7tY0bNc", "here is the token I mentioned: [REDACTED:token]"},
+	}
+	for _, tt := range tests {
+		if got, _ := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+		}
+	}
 }

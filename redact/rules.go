@@ -73,6 +73,7 @@ var (
 	alnumDotBytes    = newByteSet("A-Za-z0-9_.-")
 	base64Bytes      = newByteSet("A-Za-z0-9_+/=-")
 	upperDigitBytes  = newByteSet("A-Z0-9")
+	hexBytes         = newByteSet("0-9a-fA-F")
 	slackBytes       = newByteSet("A-Za-z0-9-")
 	webhookPathBytes = newByteSet("A-Za-z0-9_/+-")
 )
@@ -82,6 +83,10 @@ var (
 // and well above what prose puts after a prefix ("ghp_token").
 var prefixRules = []prefixRule{
 	{kind: "aws-access-key", prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitBytes, min: 16},
+	{kind: "aws-access-key", prefixes: []string{"A3T"}, body: upperDigitBytes, min: 17},
+	{kind: "twilio-key", prefixes: []string{"SK"}, body: hexBytes, min: 32},
+	// A JWT encoded once more in base64 starts with the base64 of "eyJ".
+	{kind: "jwt", prefixes: []string{"ZXlK"}, body: base64Bytes, min: 40},
 	{kind: "aws-bedrock-key", prefixes: []string{"ABSK"}, body: base64Bytes, min: 40, random: true},
 	{kind: "github-token", prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumBytes, min: 30},
 	{kind: "github-token", prefixes: []string{"github_pat_"}, body: alnumDashBytes, min: 40},
@@ -144,6 +149,7 @@ const (
 	triggerJWT                             // "eyJ"
 	triggerOpenAILegacy                    // "T3BlbkFJ" inside an OpenAI key
 	triggerTelegram                        // ":AA" of a bot token
+	triggerTelegramNear                    // a bot token near "telegram" or in a /bot URL
 	triggerURL                             // "://"
 	triggerBearer                          // "Bearer <token>"
 	triggerDiscord                         // a Discord bot token near "discord"
@@ -174,6 +180,8 @@ var structuralTriggers = []trigger{
 	{keyword: "eyj", kind: triggerJWT},
 	{keyword: "t3blbkfj", kind: triggerOpenAILegacy},
 	{keyword: ":aa", kind: triggerTelegram},
+	{keyword: "telegr", kind: triggerTelegramNear},
+	{keyword: "/bot", kind: triggerTelegramNear},
 	{keyword: "://", kind: triggerURL},
 	{keyword: "bearer", kind: triggerBearer},
 	{keyword: "discord", kind: triggerDiscord},
@@ -240,6 +248,8 @@ func (d *detector) fire(tr int, start, end int) {
 		d.openAILegacy(start, end)
 	case triggerTelegram:
 		d.telegram(start, end)
+	case triggerTelegramNear:
+		d.telegramNear(start, end)
 	case triggerURL:
 		d.urlCredential(start, end)
 	case triggerBearer:
@@ -272,14 +282,16 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 		j--
 	}
 	body := t[end:j]
-	if placeholderValue(body) {
-		return
+	if placeholderValue(body) || len(body) >= 3 && strings.Trim(body, "xX*.-_") == "" {
+		return // xoxb-xxx, ghp_****: a placeholder (docs/redaction.md R6)
 	}
 	if r.keepPrefix {
 		start = end
 	}
 	if d.atEnd(j) {
-		if len(body) >= 1 && len(literal)+len(body) >= minSecretLen {
+		// A cut token, unless the prefix starts an identifier made of one
+		// plain word (hf_transfer, npm_config).
+		if len(body) >= 1 && len(literal)+len(body) >= minSecretLen && !plainLowerWord(body) {
 			d.add(start, j, r.kind, r.rank)
 		}
 		return
@@ -334,25 +346,48 @@ func (d *detector) assignment(start, end int) {
 		return // "----password" is a rule line, not a flag
 	}
 	kind := secretKeyKind(t[ks:ke])
+	if kind == "" && !flag && strings.EqualFold(t[ks:ke], "key") {
+		kind = proseKeyKind(t, ks) // "the heroku key I mentioned: …"
+	}
 	if kind == "" {
 		return
 	}
 
 	// The operator: a closing quote of a quoted key, then ":", "=", ":=",
-	// "=>"; or white space after a --flag.
+	// "=>", "::=", ".=", "??=", "+="; an XML element's ">"; the comma
+	// between a quoted name and a quoted value (setProperty("NAME",
+	// "value")); a type between the name and "=" (var x string = …); or
+	// white space after a --flag (docs/redaction.md R2).
 	i := ke
+	quotedKey := false
 	switch {
 	case keyStart > 0 && isQuote(t[keyStart-1]) && i < len(t) && t[i] == t[keyStart-1]:
 		i++
+		quotedKey = true
 	case keyStart > 1 && t[keyStart-1] == '"' && t[keyStart-2] == '\\' && strings.HasPrefix(t[i:], `\"`):
 		i += 2
+	case keyStart > 0 && t[keyStart-1] == '<' && i < len(t) && t[i] == '>':
+		d.xmlValue(i+1, t[keyStart:ke], kind)
+		return
 	}
 	spaced := i
 	i = skipBlanks(t, i)
 	spaced = i - spaced
+	if !flag && spaced > 0 && i < len(t) && isAlnumByte(t[i]) {
+		i = skipTypeName(t, i) // var apiToken string = "…"
+	}
 	switch {
-	case strings.HasPrefix(t[i:], ":=") || strings.HasPrefix(t[i:], "=>") || strings.HasPrefix(t[i:], "?="):
+	case strings.HasPrefix(t[i:], ":::="):
+		i += 4
+	case strings.HasPrefix(t[i:], "::=") || strings.HasPrefix(t[i:], "??="):
+		i += 3
+	case strings.HasPrefix(t[i:], ":=") || strings.HasPrefix(t[i:], "=>") || strings.HasPrefix(t[i:], "?=") ||
+		strings.HasPrefix(t[i:], ".=") || strings.HasPrefix(t[i:], "+="):
 		i += 2
+	case quotedKey && i < len(t) && t[i] == ',' && i+1 < len(t) && isQuote(t[skipBlanks(t, i+1)]):
+		i++
+	case i < len(t) && t[i] == ':' && i+1 < len(t) && (t[i+1] == ' ' || t[i+1] == '\t') && isTypeAssignment(t, i+1):
+		i = isTypeAssignmentEnd(t, i+1) // val apiToken: String = "…"
 	case i < len(t) && t[i] == '=':
 		if i+1 < len(t) && (t[i+1] == '=' || t[i+1] == '~') {
 			return // a comparison: password == "" is code, not a secret
@@ -368,6 +403,13 @@ func (d *detector) assignment(start, end int) {
 		// Prose: "my bot token is MTQ1…". The value gate keeps "the
 		// token is valid" and "the password is in the vault" as they are.
 		i += strings.IndexByte(t[i:], ' ')
+	case !flag && spaced > 0:
+		// Prose: "the token I mentioned: S", a few plain words, then a colon.
+		j := proseColon(t, i)
+		if j < 0 {
+			return
+		}
+		i = j
 	default:
 		return
 	}
@@ -380,10 +422,197 @@ func (d *detector) assignment(start, end int) {
 		d.authorizationValue(i)
 	default:
 		vs, ve, dangling := d.readValue(i)
+		if vs == i && !dangling {
+			ve = passwordEnd(t, vs, ve)
+			if d.atEnd(ve) {
+				ve, dangling = trimEllipsis(t, vs, ve), true
+			}
+		}
+		if kind == "password" {
+			if plausiblePassword(t[vs:ve], dangling, vs > i) {
+				d.add(vs, ve, kind, rankAssignment)
+			}
+			return
+		}
 		if plausibleSecret(t[vs:ve], dangling) {
 			d.add(vs, ve, kind, rankAssignment)
 		}
 	}
+}
+
+// skipTypeName skips a type between a name and its "=" (Go's var x string
+// = …, C#'s and Java's declarations put the type first and need nothing):
+// one identifier followed by blanks and "=". Otherwise it returns i.
+func skipTypeName(t string, i int) int {
+	j := i
+	for j < len(t) && j-i < 32 && (isAlnumByte(t[j]) || t[j] == '.' || t[j] == '[' || t[j] == ']' || t[j] == '*') {
+		j++
+	}
+	k := skipBlanks(t, j)
+	if k > j && k < len(t) && t[k] == '=' && (k+1 >= len(t) || t[k+1] != '=') {
+		return k
+	}
+	return i
+}
+
+// isTypeAssignment reports "name: Type = value" (Kotlin, Scala, TypeScript)
+// at t[i:], after the colon.
+func isTypeAssignment(t string, i int) bool { return isTypeAssignmentEnd(t, i) != i }
+
+func isTypeAssignmentEnd(t string, i int) int {
+	i = skipBlanks(t, i)
+	j := i
+	for j < len(t) && j-i < 32 && (isAlnumByte(t[j]) || t[j] == '?' || t[j] == '<' || t[j] == '>') {
+		j++
+	}
+	if j == i {
+		return i
+	}
+	k := skipBlanks(t, j)
+	if k > j && k < len(t) && t[k] == '=' && (k+1 >= len(t) || t[k+1] != '=') {
+		return k + 1
+	}
+	return i
+}
+
+// proseColon finds "I mentioned: " after a secret word in prose: at most
+// four plain lower-case words (or "I") and a colon followed by a blank. It
+// returns the offset after the colon, or -1.
+func proseColon(t string, i int) int {
+	words := 0
+	for words < 4 {
+		j := i
+		for j < len(t) && (isLowerByte(t[j]) || t[j] == 'I' && j == i) {
+			j++
+		}
+		if j == i || j-i > 12 {
+			return -1
+		}
+		words++
+		if j+1 < len(t) && t[j] == ':' && (t[j+1] == ' ' || t[j+1] == '\t') {
+			return j + 1
+		}
+		if j >= len(t) || t[j] != ' ' {
+			return -1
+		}
+		i = j + 1
+	}
+	return -1
+}
+
+// xmlValue masks the text of an XML element whose name names a secret,
+// <apiToken>S</apiToken>, also when the value sits on a line of its own.
+func (d *detector) xmlValue(i int, name, kind string) {
+	t := d.text
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
+		i++
+	}
+	limit := min(len(t), i+maxSecretScan)
+	e := i
+	for e < limit && t[e] != '<' && t[e] != '\n' {
+		e++
+	}
+	ve := e
+	for ve > i && (t[ve-1] == ' ' || t[ve-1] == '\t' || t[ve-1] == '\r') {
+		ve--
+	}
+	dangling := d.atEnd(ve)
+	if dangling {
+		ve = trimEllipsis(t, i, ve)
+	}
+	v := t[i:ve]
+	if kind == "password" && plausiblePassword(v, dangling, true) || kind != "password" && plausibleSecret(v, dangling) {
+		d.add(i, ve, kind, rankAssignment)
+	}
+}
+
+// passwordEnd extends a bare password over the characters that end other
+// bare values: a password may hold & ( ) , ; (DB_PASSWORD=Xk9#mQ2&vL7!pR4z).
+// It stops at white space and quotes, before "&name=" (the next parameter
+// of a query string) and before a "," or ";" that ends the value.
+func passwordEnd(t string, vs, ve int) int {
+	limit := min(len(t), vs+maxSecretScan)
+	j := ve
+	for j < limit {
+		c := t[j]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || isQuote(c) || c == '\\' {
+			break
+		}
+		if c == '&' && queryParameterAt(t, j+1) {
+			break
+		}
+		j++
+	}
+	for j > vs && (t[j-1] == ',' || t[j-1] == ';' || t[j-1] == '}' || t[j-1] == ')' && strings.Count(t[vs:j], "(") < strings.Count(t[vs:j], ")")) {
+		j--
+	}
+	return max(j, ve)
+}
+
+// queryParameterAt reports "name=" at t[i:], the start of a query string's
+// next parameter.
+func queryParameterAt(t string, i int) bool {
+	j := i
+	for j < len(t) && j-i < 32 && (isAlnumByte(t[j]) || t[j] == '_' || t[j] == '-' || t[j] == '.') {
+		j++
+	}
+	return j > i && j < len(t) && t[j] == '='
+}
+
+// plausiblePassword gates the value given to a password-named key. A
+// password needs no entropy ("hunter2hunter2") and may hold spaces when it
+// is quoted (a passphrase); what stays is what code and documentation put
+// there: placeholders, references, type names, variable names (letters
+// only, reading as words) and paths.
+func plausiblePassword(v string, dangling, quoted bool) bool {
+	if len(v) < minSecretLen || placeholderValue(v) || passwordReference(v) {
+		return false
+	}
+	if strings.ContainsAny(v, " \t") {
+		// A quoted passphrase, but not a sentence: at most six words and
+		// no sentence punctuation at the end.
+		if !quoted || strings.Count(v, " ") > 5 || strings.ContainsAny(v[len(v)-1:], ".?!:") {
+			return false
+		}
+		return true
+	}
+	if dangling && !naturalWord(v) {
+		return true
+	}
+	letters := true
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '-' || c == '.') {
+			letters = false
+			break
+		}
+	}
+	if letters && naturalText(v, false) {
+		return false // a variable or a word: password: hashedPassword
+	}
+	if (v[0] == '/' || v[0] == '~' || strings.HasPrefix(v, "./")) && naturalText(v, false) {
+		return false // a path
+	}
+	return true
+}
+
+// passwordReference is referenceValue for passwords, which may hold
+// parentheses: only a call (getPassword(), os.getenv(...)) names one.
+func passwordReference(v string) bool {
+	switch {
+	case v[0] == '$' || v[0] == '{':
+		return true
+	case v[0] == '%' && len(v) > 2 && v[len(v)-1] == '%' && identifierWord(v[1:len(v)-1]):
+		return true
+	case (v[0] == '*' || v[0] == '@' || v[0] == '&' || v[0] == '!') && identifierWord(v[1:]) && naturalText(v[1:], false):
+		return true
+	}
+	if p := strings.IndexByte(v, '('); p > 0 { // a call, whose arguments a quote may have cut
+		name := v[:p]
+		if identifierWord(strings.ReplaceAll(name, ".", "_")) && naturalText(name, false) {
+			return true
+		}
+	}
+	return dottedReference(v)
 }
 
 // readValue reads a value at view[i:]: a quoted string (", ', `, or an
@@ -799,6 +1028,35 @@ func (d *detector) telegram(start, end int) {
 	}
 }
 
+// telegramTokenRe is a Telegram bot token whatever its secret starts with:
+// the bot id, a colon, and 35 characters (at least 30, so that a cut one
+// counts); telegramCutRe is one cut by the end of the text.
+var (
+	telegramTokenRe = regexp.MustCompile(`[0-9]{5,16}:[A-Za-z0-9_-]{30,}`)
+	telegramCutRe   = regexp.MustCompile(`[0-9]{5,16}:[A-Za-z0-9_-]{1,}$`)
+)
+
+// telegramNear masks bot tokens within discordWindow bytes of the word
+// "telegram" or of a /bot URL path (api.telegram.org/bot<token>/).
+func (d *detector) telegramNear(start, end int) {
+	t := d.text
+	ws, we := max(0, start-discordWindow), min(len(t), end+discordWindow)
+	if we <= d.telegramScanned {
+		return
+	}
+	ws = max(ws, d.telegramScanned-discordTokenMax)
+	d.telegramScanned = we
+	for _, m := range telegramTokenRe.FindAllStringIndex(t[ws:we], -1) {
+		d.add(ws+m[0], ws+m[1], "telegram-bot-token", rankVendor)
+	}
+	if d.atEnd(we) {
+		rest := trimEllipsis(t, end, len(strings.TrimRight(t, ". \t\r\n")))
+		if m := telegramCutRe.FindStringIndex(t[end:rest]); m != nil && m[1]-m[0] >= minSecretLen {
+			d.add(end+m[0], rest, "telegram-bot-token", rankVendor)
+		}
+	}
+}
+
 // discordTokenRe is a Discord bot token: the base64 of the bot's id, a
 // timestamp and an HMAC. discordCutRe is one cut by the end of the text.
 var (
@@ -921,8 +1179,14 @@ func (d *detector) databaseCLI(start, end int) {
 			continue
 		}
 		vs, ve, dangling := d.readValue(v)
+		if vs == v && !dangling {
+			ve = passwordEnd(t, vs, ve) // mysql -pXk9&vL7: the & is the password's
+			if d.atEnd(ve) {
+				ve, dangling = trimEllipsis(t, vs, ve), true
+			}
+		}
 		pw := t[vs:ve]
-		if pw == "" || placeholderValue(pw) || referenceValue(pw) {
+		if pw == "" || placeholderValue(pw) || passwordReference(pw) {
 			continue
 		}
 		// A cut value says too little to call it a word: only a plain one
@@ -938,7 +1202,7 @@ func (d *detector) databaseCLI(start, end int) {
 // ASCII except the quotes, brackets and separators around a value, so that
 // a run is a whole token with its inner punctuation (base64, JWT dots,
 // key=value, paths, the symbols of a password).
-var cutRunBytes = newByteSet("!#-&*-+--/0-:=?A-Z^-_a-z~")
+var cutRunBytes = newByteSet("!#-&(-/0-;=?A-Z^-_a-z~")
 
 // cutStart handles text that begins with "…": a snippet window cut on the
 // left, possibly through a secret whose prefix or key was cut away
@@ -1063,7 +1327,11 @@ func secretKeyKind(key string) string {
 		return "authorization"
 	case last == "cookie" || last == "cookies":
 		return "cookie"
-	case has("password", "passwd", "pwd", "pass", "passphrase", "passcode"):
+	case has("password", "passwd", "passphrase", "passcode"):
+		return "password"
+	case n >= 2 && (last == "pass" || last == "pwd"):
+		// DB_PASS, smtpPwd; but not PASS: (a test log), pwd: (a
+		// directory) or passFlagToTest.
 		return "password"
 	case has("aws") && has("secret"), has("secret") && has("access") && last == "key":
 		return "aws-secret-key"
@@ -1084,8 +1352,10 @@ func secretKeyKind(key string) string {
 			return "private-key"
 		case secretKeyWords[prev]:
 			return "secret-key"
-		case envStyle(key) && !nonSecretKeyWords[prev]:
-			return "secret-key" // OPENAI_KEY, BRAVE_KEY: a provider's key
+		case !nonSecretKeyWords[prev]:
+			// OPENAI_KEY, herokuKey: a provider's key. The value gate
+			// keeps words and identifiers (sortKey: "name").
+			return "secret-key"
 		}
 		return ""
 	case has("token"):
@@ -1097,6 +1367,28 @@ func secretKeyKind(key string) string {
 	}
 	return ""
 }
+
+// proseKeyKind names the key of prose that writes a name in two words
+// ("the heroku key", "aws_secret_access key"): the word before "key" at
+// ks, after one blank, decides as it would in heroku_key.
+func proseKeyKind(t string, ks int) string {
+	if ks < 2 || t[ks-1] != ' ' {
+		return ""
+	}
+	ws := ks - 1
+	for ws > 0 && ks-ws < 64 && (isKeyByte(t[ws-1])) {
+		ws--
+	}
+	word := t[ws : ks-1]
+	if word == "" || proseDeterminers[strings.ToLower(word)] {
+		return ""
+	}
+	return secretKeyKind(word + "_key")
+}
+
+// proseDeterminers come before "key" without naming it: "my key", "the key".
+var proseDeterminers = setOf("the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+	"these", "those", "same", "one", "which", "what", "new", "old", "any", "each", "every", "no", "some", "another")
 
 // nonSecretLastWords end key names that describe a secret without holding
 // it: token_count, password_file, api_key_id, secretName.
@@ -1110,7 +1402,8 @@ var nonSecretLastWords = setOf("id", "ids", "type", "types", "count", "counts", 
 	"regex", "rule", "rules", "prefix", "suffix", "position", "offset", "tokens", "keys", "secrets",
 	"passwords", "description", "desc", "help", "example", "examples", "schema", "set", "sets", "store",
 	"manager", "service", "config", "settings", "exists", "present", "valid", "invalid", "missing", "error",
-	"errors", "status", "state", "template", "estimate", "rate", "cost", "price", "metrics", "stats")
+	"errors", "status", "state", "template", "estimate", "rate", "cost", "price", "metrics", "stats",
+	"timestamp", "time", "date", "created", "updated", "at", "duration", "seconds", "ms", "hash", "digest")
 
 // nonSecretTokenWords come before "token" in names of tokens that are not
 // credentials: pagination cursors and the special tokens of a tokenizer.
@@ -1182,6 +1475,21 @@ func splitKeyWords(key string, buf *[12]string) []string {
 	return parts
 }
 
+// plainLowerWord reports a lower-case word of at least six letters that
+// could be English: what follows hf_ or npm_ in an identifier, and what the
+// random body of a token cut that short almost never is.
+func plainLowerWord(w string) bool {
+	if len(w) < 6 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !isLowerByte(w[i]) {
+			return false
+		}
+	}
+	return pronounceable(w) && !hasForeignPair(w)
+}
+
 // lowerASCII lower-cases an ASCII word, without allocating when it already
 // is lower case.
 func lowerASCII(s string) string {
@@ -1212,7 +1520,7 @@ func envStyle(key string) bool {
 // (cut by the end of the text) skips the entropy and word tests: its first
 // characters say too little, and masking it costs little.
 func plausibleSecret(v string, dangling bool) bool {
-	if len(v) < minSecretLen || placeholderValue(v) || referenceValue(v) {
+	if len(v) < minSecretLen || placeholderValue(v) || passwordReference(v) {
 		return false
 	}
 	if dangling {
@@ -1223,7 +1531,28 @@ func plausibleSecret(v string, dangling bool) bool {
 			return false // prose ("Enter your password") or a passphrase
 		}
 	}
-	return shannonEntropy(v) >= assignmentEntropy && !naturalText(v, false)
+	if allDigits(v) {
+		return len(v) >= 10 // a client id or secret; shorter numbers are ports, counts
+	}
+	return shannonEntropy(v) >= assignmentEntropy && (!naturalText(v, false) || choppy(v))
+}
+
+// choppy reports a value whose letters change case too often for a name:
+// "gsohaTwasj8ulKjWJCwyUsjp" breaks into pieces of three letters on
+// average, identifiers into words of five or more.
+func choppy(v string) bool {
+	pieces, alnum := 0, 0
+	for i := 0; i < len(v); {
+		if !isAlnumByte(v[i]) {
+			i++
+			continue
+		}
+		j := wordPieceEnd(v, i)
+		pieces++
+		alnum += j - i
+		i = j
+	}
+	return pieces >= 6 && alnum < 4*pieces
 }
 
 // placeholderValue reports documentation stand-ins for a secret:
@@ -1240,6 +1569,10 @@ func placeholderValue(v string) bool {
 		}
 	}
 	if same && len(v) >= 4 {
+		return true
+	}
+	// xoxb-xxx, sk-***: a prefix and a stand-in.
+	if k := strings.LastIndexAny(v, "-_"); k >= 0 && len(v)-k > 3 && strings.Trim(v[k+1:], "xX*") == "" {
 		return true
 	}
 	return placeholderMarks.any(v) || sequentialRun(v) >= 6
