@@ -114,3 +114,13 @@ func BenchmarkRedactThroughput(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBaselineLowerProse300 is the baseline the redaction benchmarks
+// are read against: strings.ToLower over the same clean snippet, one pass
+// that touches every byte as the keyword scan does.
+func BenchmarkBaselineLowerProse300(b *testing.B) {
+	b.SetBytes(int64(len(prose300)))
+	for b.Loop() {
+		_ = strings.ToLower(prose300)
+	}
+}

@@ -519,11 +519,24 @@ func (d *detector) xmlValue(i int, name, kind string) {
 	dangling := d.atEnd(ve)
 	if dangling {
 		ve = trimEllipsis(t, i, ve)
+	} else if !strings.HasPrefix(t[skipSpace(t, e):], "</") {
+		return // <Multi_key> in prose is not an element with a value
 	}
 	v := t[i:ve]
+	if dangling && strings.ContainsAny(v, " \t") {
+		return
+	}
 	if kind == "password" && plausiblePassword(v, dangling, true) || kind != "password" && plausibleSecret(v, dangling) {
 		d.add(i, ve, kind, rankAssignment)
 	}
+}
+
+// skipSpace skips blanks and line breaks.
+func skipSpace(t string, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // passwordEnd extends a bare password over the characters that end other
@@ -576,7 +589,7 @@ func plausiblePassword(v string, dangling, quoted bool) bool {
 		}
 		return true
 	}
-	if dangling && !naturalWord(v) {
+	if dangling && !naturalWord(strings.TrimRight(v, ".:,;")) {
 		return true
 	}
 	letters := true
@@ -1524,7 +1537,7 @@ func plausibleSecret(v string, dangling bool) bool {
 		return false
 	}
 	if dangling {
-		return !dottedReference(v)
+		return !dottedReference(v) && !plainLowerWord(strings.TrimRight(v, ".:,;"))
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] == ' ' || v[i] == '\t' {
