@@ -136,4 +136,3 @@ type readCloser struct {
 	io.Reader
 	io.Closer
 }
-
