@@ -534,9 +534,9 @@ func TestGoldenRedaction(t *testing.T) {
 }
 
 // TestRedactSyntaxFamilies is the syntax × family table: every family of
-// redacttest.Families written in every syntax of redacttest.Syntaxes, whole
-// and cut by a snippet window on either side of the value, keeps no 8
-// characters of the value.
+// redacttest.Families written in every syntax of redacttest.Syntaxes, whole,
+// cut by a snippet window on either side of the value, and with highlight
+// markers inside it, keeps no 8 characters of the value.
 func TestRedactSyntaxFamilies(t *testing.T) {
 	leaks := map[string]int{}
 	cells := redacttest.SyntaxSamples()
@@ -546,6 +546,9 @@ func TestRedactSyntaxFamilies(t *testing.T) {
 		for _, k := range []int{at + 4, at + len(c.Value)/2, at + len(c.Value) - 9} {
 			texts = append(texts, c.Text[:k], c.Text[:k]+"…", "…"+c.Text[k:])
 		}
+		// A highlight around the value's start and around its middle.
+		mid := at + len(c.Value)/2
+		texts = append(texts, insertMarkers(c.Text, at, at+4), insertMarkers(c.Text, mid-3, mid+3))
 		for _, text := range texts {
 			out, _ := Text(text)
 			if w := redacttest.LeakOf(out, text[max(0, min(at, len(text))):]); w != "" && strings.Contains(c.Value[c.Public:], w) {

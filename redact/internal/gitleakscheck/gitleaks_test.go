@@ -80,3 +80,33 @@ func survivingPiece(out, secret string) string {
 	}
 	return ""
 }
+
+// TestSyntaxTableCoversGitleaks runs gitleaks over every cell of the
+// syntax × family table (redacttest.SyntaxSamples): whatever gitleaks flags
+// there must keep no 8 characters after redaction either.
+func TestSyntaxTableCoversGitleaks(t *testing.T) {
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := redacttest.SyntaxSamples()
+	flagged := 0
+	for _, c := range cells {
+		findings := d.DetectString(c.Text)
+		if len(findings) == 0 {
+			continue
+		}
+		flagged++
+		out, _ := redact.Text(c.Text)
+		bare := strings.NewReplacer("[", "", "]", "").Replace(out)
+		for _, f := range findings {
+			if w := survivingPiece(bare, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
+				t.Errorf("%s in %s: gitleaks %s flags %q; %q survives in %q", c.Family, c.Syntax, f.RuleID, f.Secret, w, out)
+			}
+		}
+	}
+	if flagged < len(cells)/2 {
+		t.Errorf("gitleaks flagged only %d of %d cells: is its default config loaded?", flagged, len(cells))
+	}
+	t.Logf("gitleaks flags %d of %d cells", flagged, len(cells))
+}
