@@ -274,6 +274,9 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	if start > 0 && (isAlnumByte(t[start-1]) || (t[start-1] == '-' || t[start-1] == '_') && r.body[t[start-1]]) {
 		return
 	}
+	if start > 0 && t[start-1] == '_' && strings.HasSuffix(literal, "_") {
+		return // igb_add_nfc_entry: a part of a snake_case name
+	}
 	j := end
 	for j < len(t) && j-end < maxSecretScan && r.body[t[j]] {
 		j++
@@ -332,6 +335,9 @@ func (d *detector) assignment(start, end int) {
 	d.keyEnd = ke
 	if ks >= len(MaskPrefix)-1 && t[ks-len(MaskPrefix)+1:ks] == MaskPrefix[1:] {
 		return // "[REDACTED:api-key]" read without its brackets
+	}
+	if ks > 0 && (t[ks-1] == '/' || t[ks-1] == '\\') {
+		return // a file in a path: tests/samplekeys/ssh-rsa.key
 	}
 	keyStart := ks
 	flag := false
@@ -406,8 +412,8 @@ func (d *detector) assignment(start, end int) {
 	case !flag && spaced > 0:
 		// Prose: "the token I mentioned: S", a few plain words, then a colon.
 		j := proseColon(t, i)
-		if j < 0 {
-			return
+		if j < 0 || j+1 < len(t) && isQuote(t[skipBlanks(t, j)]) {
+			return // prose writes the secret bare; a quote here is code
 		}
 		i = j
 	default:
@@ -625,7 +631,29 @@ func passwordReference(v string) bool {
 			return true
 		}
 	}
-	return dottedReference(v)
+	return dottedReference(v) || codeExpression(v)
+}
+
+// codeExpression reports a value that is an expression of code rather than
+// a secret: brackets or braces around identifiers that read as words
+// (*((*unsafe.Pointer)(slotKey)), &Cookie{, []*Cookie{).
+func codeExpression(v string) bool {
+	if !strings.ContainsAny(v, "(){}[]") {
+		return false
+	}
+	parts := 0
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool {
+		return !(r < 128 && (isAlnumByte(byte(r)) || r == '_' || r == '.'))
+	}) {
+		if allDigits(part) {
+			continue
+		}
+		if !identifierWord(strings.ReplaceAll(part, ".", "_")) || !naturalText(part, false) {
+			return false
+		}
+		parts++
+	}
+	return parts > 0
 }
 
 // readValue reads a value at view[i:]: a quoted string (", ', `, or an
@@ -701,7 +729,11 @@ func (d *detector) cookieValue(i int, setCookie bool) {
 		if dangling {
 			ve = trimEllipsis(t, vs, ve)
 		}
-		if v := t[vs:ve]; len(v) >= minSecretLen && !placeholderValue(v) && !referenceValue(v) &&
+		if vs == name && strings.ContainsAny(t[vs:ve], " \t") {
+			return // prose about cookies: "cookie: treat a blank domain…"
+		}
+		if v := t[vs:ve]; len(v) >= minSecretLen && !placeholderValue(v) && !referenceValue(v) && !codeExpression(v) &&
+			!(vs == name && dangling && plainLowerWord(strings.TrimRight(v, ".:,;"))) &&
 			(vs != name || dangling || !naturalText(v, false)) {
 			d.add(vs, ve, "cookie", rankStructure)
 		}
@@ -736,11 +768,16 @@ func (d *detector) authorizationValue(i int) {
 		w++
 	}
 	if w < limit && (t[w] == ' ' || t[w] == '\t') {
+		scheme := false
 		for _, s := range authSchemes {
 			if strings.EqualFold(t[i:w], s) {
 				i = skipBlanks(t, w)
+				scheme = true
 				break
 			}
+		}
+		if !scheme {
+			return // prose: "authorization is required and…"
 		}
 	}
 	ve := limit
@@ -1400,8 +1437,10 @@ func proseKeyKind(t string, ks int) string {
 }
 
 // proseDeterminers come before "key" without naming it: "my key", "the key".
+// Declaration words of code ("const key = …") count as determiners too.
 var proseDeterminers = setOf("the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that",
-	"these", "those", "same", "one", "which", "what", "new", "old", "any", "each", "every", "no", "some", "another")
+	"these", "those", "same", "one", "which", "what", "new", "old", "any", "each", "every", "no", "some", "another",
+	"const", "let", "var", "val", "final", "static", "auto", "def", "local", "export", "public", "private")
 
 // nonSecretLastWords end key names that describe a secret without holding
 // it: token_count, password_file, api_key_id, secretName.
@@ -1536,8 +1575,21 @@ func plausibleSecret(v string, dangling bool) bool {
 	if len(v) < minSecretLen || placeholderValue(v) || passwordReference(v) {
 		return false
 	}
+	if h := strings.TrimRight(v, ").,;"); len(h) <= 18 && (strings.HasPrefix(h, "0x") || strings.HasPrefix(h, "0X")) && strings.Trim(h[2:], "0123456789abcdefABCDEF") == "" {
+		return false // a number or a key id: GnuPG key: 0x7EC2DBB6F4DBF434
+	}
 	if dangling {
-		return !dottedReference(v) && !plainLowerWord(strings.TrimRight(v, ".:,;"))
+		w := strings.TrimRight(v, ".:,;")
+		if len(w) > 1 && isUpperByte(w[0]) && plainLowerWord(w[1:]) {
+			return false // "Likewise." at the end of a ChangeLog line
+		}
+		// An identifier of words is a name, even cut: ClientAuth =
+		// RequireAndVerifyClientCert, l.key = mutex_locked.
+		if identifierWord(w) && !strings.ContainsAny(w, "0123456789") && naturalText(w, false) && !choppy(w) &&
+			(len(w) >= 16 || snakeWords(w)) {
+			return false
+		}
+		return !dottedReference(v) && !plainLowerWord(w)
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] == ' ' || v[i] == '\t' {
@@ -1548,6 +1600,21 @@ func plausibleSecret(v string, dangling bool) bool {
 		return len(v) >= 10 // a client id or secret; shorter numbers are ports, counts
 	}
 	return shannonEntropy(v) >= assignmentEntropy && (!naturalText(v, false) || choppy(v))
+}
+
+// snakeWords reports a snake_case name of lower-case words of at least
+// three letters each (mutex_locked).
+func snakeWords(w string) bool {
+	parts := strings.Split(w, "_")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 3 || strings.ToLower(p) != p || !pronounceable(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // choppy reports a value whose letters change case too often for a name:
@@ -1785,7 +1852,7 @@ func naturalSegment(seg string, strict bool) bool {
 			if len(p) > 4 {
 				return false
 			}
-		case len(p) <= 2:
+		case len(p) <= 2, consonantWords[strings.ToLower(p)]:
 		case isUpperByte(p[0]) && isUpperByte(p[1]): // an acronym or an upper-case word
 			if len(p) > 5 && !pronounceable(p) {
 				return false
@@ -1863,7 +1930,8 @@ func hasForeignPair(w string) bool {
 }
 
 // consonantWords are common technical words without a vowel.
-var consonantWords = setOf("https", "http", "html", "xhtml", "sftp", "smtp", "sshd", "grpc", "dpkg", "pnpm", "lxml", "sqlite")
+var consonantWords = setOf("https", "http", "html", "xhtml", "sftp", "smtp", "sshd", "grpc", "dpkg", "pnpm", "lxml", "sqlite",
+	"xml", "ctx", "pkcs", "crt", "cfg", "mgr", "ptr", "str", "src", "dst", "msg", "tmp", "buf", "fmt", "std", "lib")
 
 // passwordSymbols do not occur inside identifiers, paths or words; a value
 // with one in it is a password or a random token.
