@@ -7,7 +7,8 @@ import (
 )
 
 // What is a secret. Every redaction rule lives in this file; engine.go only
-// runs them. Rule families and their sources of ideas (gitleaks MIT,
+// runs them. docs/redaction.md numbers the rules (R1..R10) and names their
+// tests; the comments below cite it. Rule families and their sources of ideas (gitleaks MIT,
 // OpenClaw MIT, detect-secrets Apache-2.0, Atuin MIT; no code copied):
 //
 //   - vendor tokens: a case-sensitive prefix and a body alphabet, with a
@@ -68,19 +69,22 @@ type prefixRule struct {
 }
 
 var (
-	alnumBytes       = newByteSet("A-Za-z0-9")
-	alnumDashBytes   = newByteSet("A-Za-z0-9_-")
-	alnumDotBytes    = newByteSet("A-Za-z0-9_.-")
-	base64Bytes      = newByteSet("A-Za-z0-9_+/=-")
-	upperDigitBytes  = newByteSet("A-Z0-9")
-	hexBytes         = newByteSet("0-9a-fA-F")
-	slackBytes       = newByteSet("A-Za-z0-9-")
-	webhookPathBytes = newByteSet("A-Za-z0-9_/+-")
+	alnumBytes          = newByteSet("A-Za-z0-9")
+	alnumDashBytes      = newByteSet("A-Za-z0-9_-")
+	alnumDotBytes       = newByteSet("A-Za-z0-9_.-")
+	base64Bytes         = newByteSet("A-Za-z0-9_+/=-")
+	upperDigitBytes     = newByteSet("A-Z0-9")
+	hexBytes            = newByteSet("0-9a-fA-F")
+	hexDashBytes        = newByteSet("0-9a-fA-F-")
+	upperDigitDashBytes = newByteSet("A-Z0-9-")
+	slackBytes          = newByteSet("A-Za-z0-9-")
+	webhookPathBytes    = newByteSet("A-Za-z0-9_/+-")
 )
 
-// prefixRules are the vendor tokens. min is well below the real length (a
-// GitHub token body is 36, min 30) so that shapes that drifted still match,
-// and well above what prose puts after a prefix ("ghp_token").
+// prefixRules are the vendor tokens (docs/redaction.md R4). min is well
+// below the real length (a GitHub token body is 36, min 30) so that shapes
+// that drifted still match, and well above what prose puts after a prefix
+// ("ghp_token").
 var prefixRules = []prefixRule{
 	{kind: "aws-access-key", prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitBytes, min: 16},
 	{kind: "aws-access-key", prefixes: []string{"A3T"}, body: upperDigitBytes, min: 17},
@@ -91,7 +95,7 @@ var prefixRules = []prefixRule{
 	{kind: "github-token", prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumBytes, min: 30},
 	{kind: "github-token", prefixes: []string{"github_pat_"}, body: alnumDashBytes, min: 40},
 	{kind: "gitlab-token", prefixes: []string{"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-", "gloas-", "glsoat-", "glffct-", "GR1348941"}, body: alnumDotBytes, min: 20},
-	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxo-", "xapp-"}, body: slackBytes, min: 20},
+	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxo-", "xapp-", "xoxe.xoxb-", "xoxe.xoxp-"}, body: slackBytes, min: 20},
 	{kind: "slack-webhook", prefixes: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"}, body: webhookPathBytes, min: 20, keepPrefix: true},
 	{kind: "discord-webhook", prefixes: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, body: webhookPathBytes, min: 20, keepPrefix: true},
 	{kind: "openai-key", prefixes: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"}, body: alnumDashBytes, min: 20},
@@ -137,6 +141,42 @@ var prefixRules = []prefixRule{
 	{kind: "alibaba-access-key", prefixes: []string{"LTAI"}, body: alnumBytes, min: 12},
 	{kind: "age-secret-key", prefixes: []string{"AGE-SECRET-KEY-1"}, body: upperDigitBytes, min: 40},
 	{kind: "heroku-key", prefixes: []string{"HRKU-"}, body: alnumDashBytes, min: 30},
+	// More of the providers of gitleaks' catalogue, each by the prefix it
+	// issues its tokens with.
+	{kind: "onepassword-secret-key", prefixes: []string{"A3-"}, body: upperDigitDashBytes, min: 30},
+	{kind: "adobe-client-secret", prefixes: []string{"p8e-"}, body: alnumBytes, min: 30},
+	{kind: "artifactory-key", prefixes: []string{"AKCp"}, body: alnumBytes, min: 60},
+	{kind: "artifactory-key", prefixes: []string{"cmVmd"}, body: alnumBytes, min: 50},
+	{kind: "clojars-token", prefixes: []string{"CLOJARS_"}, body: alnumBytes, min: 50},
+	{kind: "cloudflare-key", prefixes: []string{"v1.0-"}, body: hexDashBytes, min: 100},
+	{kind: "dynatrace-token", prefixes: []string{"dt0c01."}, body: alnumDotBytes, min: 80},
+	{kind: "easypost-key", prefixes: []string{"EZAK", "EZTK"}, body: alnumBytes, min: 50},
+	{kind: "facebook-token", prefixes: []string{"EAAM", "EAAC"}, body: alnumBytes, min: 90},
+	{kind: "flutterwave-key", prefixes: []string{"FLWSECK_TEST-", "FLWSECK-"}, body: alnumDashBytes, min: 12},
+	{kind: "flyio-token", prefixes: []string{"fo1_"}, body: alnumDashBytes, min: 40},
+	{kind: "flyio-token", prefixes: []string{"fm1a_", "fm1r_", "fm2_"}, body: base64Bytes, min: 90},
+	{kind: "frameio-token", prefixes: []string{"fio-u-"}, body: base64Bytes, min: 60},
+	{kind: "grafana-token", prefixes: []string{"eyJrIjoi"}, body: base64Bytes, min: 60},
+	{kind: "infracost-token", prefixes: []string{"ico-"}, body: alnumBytes, min: 32},
+	{kind: "intra42-secret", prefixes: []string{"s-s4t2ud-", "s-s4t2af-"}, body: hexBytes, min: 60},
+	{kind: "octopus-key", prefixes: []string{"API-"}, body: upperDigitBytes, min: 26},
+	{kind: "openshift-token", prefixes: []string{"sha256~"}, body: alnumDashBytes, min: 40},
+	{kind: "planetscale-token", prefixes: []string{"pscale_tkn_", "pscale_oauth_", "pscale_pw_"}, body: alnumDotBytes, min: 30},
+	{kind: "prefect-token", prefixes: []string{"pnu_"}, body: alnumBytes, min: 30},
+	{kind: "readme-token", prefixes: []string{"rdme_"}, body: alnumBytes, min: 60},
+	{kind: "rubygems-token", prefixes: []string{"rubygems_"}, body: hexBytes, min: 40},
+	{kind: "scalingo-token", prefixes: []string{"tk-us-"}, body: alnumDashBytes, min: 40},
+	{kind: "brevo-key", prefixes: []string{"xkeysib-", "xsmtpsib-"}, body: alnumDashBytes, min: 60},
+	{kind: "settlemint-token", prefixes: []string{"sm_aat_", "sm_pat_", "sm_sat_"}, body: alnumBytes, min: 16},
+	{kind: "shippo-token", prefixes: []string{"shippo_live_", "shippo_test_"}, body: hexBytes, min: 40},
+	{kind: "sourcegraph-token", prefixes: []string{"sgp_"}, body: alnumDashBytes, min: 40},
+	{kind: "square-token", prefixes: []string{"sq0atp-", "sq0csp-", "EAAA"}, body: alnumDashBytes, min: 22},
+	{kind: "typeform-token", prefixes: []string{"tfp_"}, body: alnumDotBytes, min: 40},
+	{kind: "mailgun-key", prefixes: []string{"key-", "pubkey-"}, body: hexBytes, min: 32},
+	{kind: "duffel-token", prefixes: []string{"duffel_test_", "duffel_live_"}, body: base64Bytes, min: 40},
+	{kind: "mapbox-token", prefixes: []string{"sk.eyJ"}, body: jwtBytes, min: 60},
+	{kind: "gitlab-session", prefixes: []string{"_gitlab_session="}, body: alnumBytes, min: 32, keepPrefix: true},
+	{kind: "teams-webhook", prefixes: []string{"webhook.office.com/webhookb2/"}, body: newByteSet("A-Za-z0-9_/+@-"), min: 40, keepPrefix: true},
 }
 
 // triggerKind says which rule a keyword hit runs.
@@ -277,6 +317,9 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	if start > 0 && t[start-1] == '_' && strings.HasSuffix(literal, "_") {
 		return // igb_add_nfc_entry: a part of a snake_case name
 	}
+	if start > 0 && (t[start-1] == '+' || t[start-1] == '/') && !strings.Contains(literal, "/") {
+		return // inside a run of base64 (Dx+EAAAAAAB…), not a token's start
+	}
 	j := end
 	for j < len(t) && j-end < maxSecretScan && r.body[t[j]] {
 		j++
@@ -317,7 +360,8 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	d.add(start, j, r.kind, r.rank)
 }
 
-// assignment masks the value given to a secret-named key: KEY=value,
+// assignment masks the value given to a secret-named key (docs/redaction.md
+// R2, R3): KEY=value,
 // "key": "value", key: value, --key value, --key=value, Header: value, and
 // in prose "the token is value".
 func (d *detector) assignment(start, end int) {
@@ -390,6 +434,8 @@ func (d *detector) assignment(start, end int) {
 	case strings.HasPrefix(t[i:], ":=") || strings.HasPrefix(t[i:], "=>") || strings.HasPrefix(t[i:], "?=") ||
 		strings.HasPrefix(t[i:], ".=") || strings.HasPrefix(t[i:], "+="):
 		i += 2
+	case quotedKey && strings.HasPrefix(t[i:], "value=") && i+6 < len(t) && isQuote(t[i+6]):
+		i += len("value=") // <add key="Password" value="…"/>
 	case quotedKey && i < len(t) && t[i] == ',' && i+1 < len(t) && isQuote(t[skipBlanks(t, i+1)]):
 		i++
 	case i < len(t) && t[i] == ':' && i+1 < len(t) && (t[i+1] == ' ' || t[i+1] == '\t') && isTypeAssignment(t, i+1):
@@ -1254,8 +1300,8 @@ func (d *detector) databaseCLI(start, end int) {
 // key=value, paths, the symbols of a password).
 var cutRunBytes = newByteSet("!#-&(-/0-;=?A-Z^-_a-z~")
 
-// cutStart handles text that begins with "…": a snippet window cut on the
-// left, possibly through a secret whose prefix or key was cut away
+// cutStart handles text that begins with "…" (docs/redaction.md R5): a
+// snippet window cut on the left, possibly through a secret whose prefix or key was cut away
 // ("…kqNw9Yx3…" from a GitHub token, "…ssword: Xy7…" from a JSON value,
 // "…orization: Basic ZGVw…" from a header). The runs of the first
 // cutStartReach bytes (at least three) are masked when they do not read as
@@ -1635,8 +1681,8 @@ func choppy(v string) bool {
 	return pieces >= 6 && alnum < 4*pieces
 }
 
-// placeholderValue reports documentation stand-ins for a secret:
-// your_api_key_here, xxxx, ****, <TOKEN>, EXAMPLE keys, "..." and masks.
+// placeholderValue reports documentation stand-ins for a secret
+// (docs/redaction.md R6): your_api_key_here, xxxx, ****, <TOKEN>, EXAMPLE keys, "..." and masks.
 func placeholderValue(v string) bool {
 	if v == "" {
 		return true
@@ -1756,6 +1802,11 @@ func naturalText(s string, strict bool) bool {
 	for i := 0; i < len(s); {
 		if !isAlnumByte(s[i]) {
 			if passwordSymbols[s[i]] {
+				return false
+			}
+			// At a cut start, a "," or ";" glued to the next character is
+			// a password's, not prose's: "YKV);,675".
+			if strict && (s[i] == ',' || s[i] == ';') && i+1 < len(s) && isAlnumByte(s[i+1]) {
 				return false
 			}
 			i++
@@ -1893,7 +1944,30 @@ func plainSegment(seg string) bool {
 	case len(w) <= 2 || consonantWords[strings.ToLower(w)]:
 		return true
 	}
-	return pronounceable(w) && !hasForeignPair(w)
+	return pronounceable(w) && !hasForeignPair(w) && (len(w) < 5 || englishOnset(w))
+}
+
+// englishOnsets are the pairs of consonants an English word can start with.
+var englishOnsets = setOf("bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gh", "gl", "gn", "gr", "kl", "kn",
+	"kr", "ph", "pl", "pn", "pr", "ps", "qu", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "sq", "st", "sw", "th", "tr",
+	"ts", "tw", "wh", "wr")
+
+// englishOnset reports whether a word starts as English words can: with a
+// vowel, one consonant before a vowel, or a pair of englishOnsets. A random
+// run of letters starts with two consonants that no word starts with
+// ("wbimfafor", "cnaniagrh") about half of the time.
+func englishOnset(w string) bool {
+	vowel := func(c byte) bool {
+		switch c | 0x20 {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			return true
+		}
+		return false
+	}
+	if vowel(w[0]) || vowel(w[1]) {
+		return true
+	}
+	return englishOnsets[strings.ToLower(w[:2])]
 }
 
 // foreignPairs are the letter pairs that fewer than three English words of

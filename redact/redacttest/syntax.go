@@ -134,6 +134,26 @@ var Families = []Family{
 		p := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"` + g.Str(Digits, 10) + `","iat":1700000000}`))
 		return base64.StdEncoding.EncodeToString([]byte(h + "." + p + "." + g.Str(Base64URL, 43)))
 	}},
+	{"1password secret key", "onepassword", "key", lit(s("A3-"), r(Upper+Digits, 6), s("-"), r(Upper+Digits, 11), s("-"), r(Upper+Digits, 5), s("-"), r(Upper+Digits, 5), s("-"), r(Upper+Digits, 5))},
+	{"adobe", "adobe", "secret", lit(s("p8e-"), r(Base62, 32))},
+	{"artifactory", "artifactory", "key", lit(s("AKCp"), r(Base62, 69))},
+	{"clojars", "clojars", "token", lit(s("CLOJARS_"), r(Lower+Digits, 60))},
+	{"cloudflare origin ca", "cloudflare", "key", lit(s("v1.0-"), r(Hex, 24), s("-"), r(Hex, 146))},
+	{"dynatrace", "dynatrace", "token", lit(s("dt0c01."), r(Upper+Digits, 24), s("."), r(Upper+Digits, 64))},
+	{"easypost", "easypost", "key", lit(s("EZAK"), r(Base62, 54))},
+	{"facebook page", "facebook", "token", lit(s("EAAM"), r(Base62, 110))},
+	{"flyio", "fly", "token", lit(s("fo1_"), r(Base64URL, 43))},
+	{"grafana api key", "grafana", "key", lit(s("eyJrIjoi"), r(Base62, 80))},
+	{"octopus", "octopus", "key", lit(s("API-"), r(Upper+Digits, 26))},
+	{"openshift", "openshift", "token", lit(s("sha256~"), r(Base64URL, 43))},
+	{"planetscale", "planetscale", "token", lit(s("pscale_tkn_"), r(Base62, 43))},
+	{"prefect", "prefect", "token", lit(s("pnu_"), r(Base62, 36))},
+	{"rubygems", "rubygems", "token", lit(s("rubygems_"), r(Hex, 48))},
+	{"brevo", "sendinblue", "key", lit(s("xkeysib-"), r(Hex, 64), s("-"), r(Base62, 16))},
+	{"shippo", "shippo", "token", lit(s("shippo_live_"), r(Hex, 40))},
+	{"sourcegraph", "sourcegraph", "token", lit(s("sgp_"), r(Hex, 16), s("_"), r(Hex, 40))},
+	{"square", "square", "token", lit(s("sq0atp-"), r(Base64URL, 22))},
+	{"mailgun", "mailgun", "key", lit(s("key-"), r(Hex, 32))},
 	// Keyword families: a vendor word in the name and a value with no
 	// prefix of its own.
 	{"hex 32 (adafruit, asana, codecov...)", "adafruit", "token", r(Hex, 32)},
@@ -173,11 +193,14 @@ func SyntaxSamples() []SyntaxSample {
 }
 
 // LeakOf returns an 8-character piece of secret that survives in out
-// (highlight markers removed first), or "".
-func LeakOf(out, secret string) string {
+// (highlight markers removed first), or "". A piece that the text also
+// holds outside the secret (CLOJARS_ in CLOJARS_TOKEN=CLOJARS_…) tells
+// nothing about the secret and does not count.
+func LeakOf(out, text, secret string) string {
 	out = strings.NewReplacer("[", "", "]", "").Replace(out)
+	rest := strings.ToLower(strings.Replace(text, secret, "\x00", 1))
 	for i := 0; i+8 <= len(secret); i++ {
-		if w := secret[i : i+8]; strings.Contains(out, w) {
+		if w := secret[i : i+8]; strings.Contains(out, w) && !strings.Contains(rest, strings.ToLower(w)) {
 			return w
 		}
 	}

@@ -55,7 +55,7 @@ func TestRedactCoversGitleaks(t *testing.T) {
 				t.Logf("allowed gitleaks finding %s %q: %s", f.RuleID, f.Secret, why)
 				continue
 			}
-			if w := survivingPiece(bare, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
+			if w := survivingPiece(bare, s.Text, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
 				t.Errorf("%s: gitleaks %s flags %q; %q survives in %q", s.Family, f.RuleID, f.Secret, w, out)
 			}
 		}
@@ -67,11 +67,13 @@ func TestRedactCoversGitleaks(t *testing.T) {
 }
 
 // survivingPiece returns an 8-character piece of secret found in out, not
-// counting pieces across line breaks, or "".
-func survivingPiece(out, secret string) string {
+// counting pieces across line breaks, nor pieces that text holds outside
+// the secret too (RUBYGEMS_TOKEN=rubygems_…: the name tells nothing), or "".
+func survivingPiece(out, text, secret string) string {
+	rest := strings.ToLower(strings.Replace(text, secret, "\x00", 1))
 	for i := 0; i+8 <= len(secret); i++ {
 		w := secret[i : i+8]
-		if strings.ContainsAny(w, "\n\\") {
+		if strings.ContainsAny(w, "\n\\") || strings.Contains(rest, strings.ToLower(w)) {
 			continue
 		}
 		if strings.Contains(out, w) {
@@ -100,7 +102,7 @@ func TestSyntaxTableCoversGitleaks(t *testing.T) {
 		out, _ := redact.Text(c.Text)
 		bare := strings.NewReplacer("[", "", "]", "").Replace(out)
 		for _, f := range findings {
-			if w := survivingPiece(bare, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
+			if w := survivingPiece(bare, c.Text, publicParts.ReplaceAllString(f.Secret, "\n")); w != "" {
 				t.Errorf("%s in %s: gitleaks %s flags %q; %q survives in %q", c.Family, c.Syntax, f.RuleID, f.Secret, w, out)
 			}
 		}
