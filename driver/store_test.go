@@ -64,7 +64,8 @@ func (e modelEvent) json() string {
 // modelSearchable returns the seqs of the searchable messages of a session:
 // the user and assistant messages on the path from the leaf up. Links are
 // resolved when an entry is appended: an id names the latest entry with it
-// so far, and an entry without parentId hangs from the leaf of that moment.
+// so far, and an entry without parentId, or with one that names no earlier
+// entry, hangs from the leaf of that moment.
 func modelSearchable(evs []modelEvent) map[int]string {
 	const none = -1
 	leaf := none
@@ -76,7 +77,9 @@ func modelSearchable(evs []modelEvent) map[int]string {
 			parent[i] = leaf
 		case e.parent != "" && known:
 			parent[i] = p
-		default: // a new root, or a parent not appended before
+		case e.parent != "": // a parent not appended before: as if none were named
+			parent[i] = leaf
+		default: // a new root
 			parent[i] = none
 		}
 		switch t, known := latest[e.target]; {

@@ -116,7 +116,7 @@ func fnReconcile(c *call) error {
 			return fmt.Errorf("budget_ms must be at least 0, got %d", budget)
 		}
 	}
-	res, err := store.Reconcile(c.conn(), time.Now().Add(time.Duration(budget)*time.Millisecond))
+	res, err := c.state.store.Reconcile(c.conn(), time.Now().Add(time.Duration(budget)*time.Millisecond))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,9 @@ type State struct {
 		hash uint64
 		text string
 	}
-	buf []byte
+	buf    []byte
+	replay *replay // of the session Reconcile stopped in
+	marks  int64
 }
 
 var eventHashSeed = maphash.MakeSeed()

@@ -8,45 +8,112 @@ import (
 )
 
 // Repath is sessionsearch_repath(sid): it replays a session whose active
-// path a new entry may have moved, and indexes the difference; a session
-// over MaxInlineMessages messages becomes pending instead (docs/store.md S7).
+// path a new entry may have moved, and indexes the difference. The work in
+// the writer's transaction is bounded (docs/store.md S7): a session with
+// over MaxInlineEntries entries (the replay reads them all) or
+// MaxInlineMessages messages (a replay may index them all) becomes pending
+// instead, for Reconcile.
 func Repath(c Conn, sid int64) error {
-	messages, err := queryInt(c, 0, `SELECT tip_messages FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
-		EntryID(sid, 0), EntryID(sid, MaxSeq))
+	var newest, messages int64 = -1, 0
+	err := c.Query(`SELECT id, tip_messages FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
+		func(r Row) error { newest, messages = r.Int(0), r.Int(1); return nil }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return err
 	}
-	if messages > MaxInlineMessages {
+	// A session that is not pending has every seq from 0: its newest seq
+	// counts its entries.
+	if newest&MaxSeq+1 > MaxInlineEntries || messages > MaxInlineMessages {
 		return c.Exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, sid)
 	}
-	_, err = applyPath(c, sid, time.Time{})
+	_, err = applyPath(c, nil, sid, time.Time{})
 	return err
 }
 
-// applyPath replays session sid from its entries, makes the index match its
-// active path and writes its tip. With a non-zero deadline it stops when the
-// deadline has passed (checking every reconcileChunk changes) and reports
-// done=false; a later call goes on where it stopped.
-func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
-	var ids []int64
-	var records []Record
-	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
+// replay is a session's replay, kept between the calls of Reconcile that
+// bring one big session to its active path, so that each call does only
+// its share of the work instead of reading the whole session again.
+type replay struct {
+	sid     int64
+	mark    string // written to sessionsearch_meta with the last call's changes
+	ids     []int64
+	records []Record // with the active flags as the last call left them
+	onPath  []bool
+	tip     Tip
+	next    int // records before it match onPath
+}
+
+// The reconcile mark tells a connection that the database is as its last
+// Reconcile call left it: the call wrote it in the same transaction, a
+// rollback takes it back, another connection's call writes its own, and
+// deleting a session removes it. An append changes the session's newest
+// entry, which is checked too.
+const markKey = "reconcile_mark"
+
+var markSeed = time.Now().UnixNano()
+
+func (s *State) nextMark() string {
+	s.marks++
+	return fmt.Sprintf("%x.%p.%d", markSeed, s, s.marks)
+}
+
+// current reports whether the kept replay rp still describes session sid.
+func (rp *replay) current(c Conn, sid int64) (bool, error) {
+	if rp == nil || rp.sid != sid {
+		return false, nil
+	}
+	mark, newest := "", int64(-1)
+	err := c.Query(`SELECT (SELECT value FROM sessionsearch_meta WHERE key = ?1),
+			(SELECT max(id) FROM sessionsearch_entries WHERE id BETWEEN ?2 AND ?3)`,
+		func(r Row) error { mark, newest = r.Text(0), r.Int(1); return nil }, markKey, EntryID(sid, 0), EntryID(sid, MaxSeq))
+	return err == nil && mark == rp.mark && newest == rp.ids[len(rp.ids)-1], err
+}
+
+// loadReplay reads session sid's entries and replays them.
+func loadReplay(c Conn, sid int64) (*replay, error) {
+	rp := &replay{sid: sid}
+	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
 		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
 		if err != nil {
 			return err
 		}
-		ids = append(ids, r.Int(0))
-		records = append(records, rec)
+		rp.ids = append(rp.ids, r.Int(0))
+		rp.records = append(rp.records, rec)
 		return nil
 	}, EntryID(sid, 0), EntryID(sid, MaxSeq))
-	if err != nil || len(records) == 0 {
-		return err == nil, err
+	if err != nil {
+		return nil, err
 	}
-	seqs := make([]int64, len(ids))
-	for i, id := range ids {
+	seqs := make([]int64, len(rp.ids))
+	for i, id := range rp.ids {
 		seqs[i] = id & MaxSeq
 	}
-	onPath, tip := Replayed(records, seqs)
+	rp.onPath, rp.tip = Replayed(rp.records, seqs)
+	return rp, nil
+}
+
+// applyPath makes the index of session sid match its active path and writes
+// its tip. With a non-zero deadline it stops when the deadline has passed
+// (checking every reconcileChunk changes) and reports done=false; s, when
+// not nil, then keeps the replay so that the next call on the connection
+// goes on where this one stopped without reading the session again.
+func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err error) {
+	var rp *replay
+	if s != nil {
+		if ok, err := s.replay.current(c, sid); err != nil {
+			return false, err
+		} else if ok {
+			rp = s.replay
+		}
+		s.replay = nil // kept again only when this call stops early and cleanly
+	}
+	if rp == nil {
+		if rp, err = loadReplay(c, sid); err != nil {
+			return false, err
+		}
+	}
+	if len(rp.records) == 0 {
+		return true, nil
+	}
 	// The text goes both ways through the content view, which defines it:
 	// FTS5 reads the view to unindex a row, and readText reads it once the
 	// entry is active. (INSERT ... SELECT would be shorter, but FTS5 flushes
@@ -62,15 +129,29 @@ func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 	}
 	defer closeAll(stmts)
 	setActive, unindex, readText, index := stmts[0], stmts[1], stmts[2], stmts[3]
-	for n, ch := range Diff(records, onPath) {
-		if n > 0 && n%reconcileChunk == 0 && !deadline.IsZero() && !time.Now().Before(deadline) {
+	changes := 0
+	for i := rp.next; i < len(rp.records); i++ {
+		rec := &rp.records[i]
+		if rec.Active == rp.onPath[i] {
+			continue
+		}
+		if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
+			rp.next = i
+			if s != nil {
+				rp.mark = s.nextMark()
+				if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+					markKey, rp.mark); err != nil {
+					return false, err
+				}
+				s.replay = rp
+			}
 			return false, nil
 		}
-		id, message := ids[ch.Index], records[ch.Index].Message
-		if !ch.Active {
+		id := rp.ids[i]
+		if !rp.onPath[i] {
 			// FTS5 reads the text to unindex from the content view: while
 			// the entry is still active.
-			if message {
+			if rec.Message {
 				if err := unindex.Run(id); err != nil {
 					return false, err
 				}
@@ -78,12 +159,14 @@ func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 			if err := setActive.Run(id, 0); err != nil {
 				return false, err
 			}
+			rec.Active = false
 			continue
 		}
 		if err := setActive.Run(id, 1); err != nil {
 			return false, err
 		}
-		if !message {
+		rec.Active = true
+		if !rec.Message {
 			continue
 		}
 		var text string
@@ -99,11 +182,11 @@ func applyPath(c Conn, sid int64, deadline time.Time) (done bool, err error) {
 		}
 	}
 	key := any(nil)
-	if tip.Key != "" {
-		key = tip.Key
+	if rp.tip.Key != "" {
+		key = rp.tip.Key
 	}
 	return true, c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		ids[len(ids)-1], tip.Leaf, key, tip.Messages)
+		rp.ids[len(rp.ids)-1], rp.tip.Leaf, key, rp.tip.Messages)
 }
 
 // reconcileChunk is how many events or index changes one step of
@@ -118,9 +201,10 @@ type ReconcileResult struct {
 }
 
 // Reconcile indexes pending sessions until the deadline (after at least one
-// chunk of work), atomically, resuming where the last call stopped
-// (docs/store.md S9).
-func Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
+// chunk of work), atomically, resuming where the last call on this
+// connection stopped, so that the calls of a big session add up to about
+// the work of one (docs/store.md S9).
+func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 	var res ReconcileResult
 	m, err := readMeta(c)
 	if err != nil {
@@ -151,7 +235,7 @@ func Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 			if sid < 0 {
 				break
 			}
-			done, err := reconcileSession(c, sid, key, rebuilt, deadline)
+			done, err := reconcileSession(c, s, sid, key, rebuilt, deadline)
 			if err != nil {
 				return fmt.Errorf("session %q: %w", key, err)
 			}
@@ -172,7 +256,7 @@ func Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 // reconcileSession advances the rebuild of one pending session until it is
 // done or the deadline passes (after at least one chunk). rebuilt is the
 // session's rebuilt_seq, or -2 when it is NULL.
-func reconcileSession(c Conn, sid int64, key string, rebuilt int64, deadline time.Time) (bool, error) {
+func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, deadline time.Time) (bool, error) {
 	insert, err := c.Prepare(insertEntry)
 	if err != nil {
 		return false, err
@@ -213,7 +297,7 @@ func reconcileSession(c Conn, sid int64, key string, rebuilt int64, deadline tim
 		}
 	}
 	// Every entry exists: bring the index to the active path.
-	done, err := applyPath(c, sid, deadline)
+	done, err := applyPath(c, s, sid, deadline)
 	if err != nil || !done {
 		return false, err
 	}

@@ -6,9 +6,13 @@ import "github.com/sessionsearch/sessionsearch/transcript"
 // tip, when a session is deferred, and which entries a replay turns on or
 // off. docs/store.md S5-S8; the active path itself is package transcript's.
 
-// MaxInlineMessages is the size up to which a branch or rewind is indexed in
-// the same transaction; a larger session is deferred (docs/store.md S7).
-const MaxInlineMessages = 10000
+// A branch or a rewind is indexed in the same transaction while the
+// session has at most MaxInlineEntries entries and MaxInlineMessages
+// messages; a larger session is deferred (docs/store.md S7).
+const (
+	MaxInlineEntries  = 20000
+	MaxInlineMessages = 10000
+)
 
 // MaxSeq is the highest seq: an entry's id keeps the seq in 32 bits.
 const MaxSeq = 0xFFFFFFFF

@@ -119,6 +119,7 @@ var derived = []object{
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
 		DELETE FROM sessionsearch_sessions WHERE session_key = OLD.session_key;
 		DELETE FROM transcript_events WHERE session_key = OLD.session_key;
+		DELETE FROM sessionsearch_meta WHERE key = 'reconcile_mark';
 	END`},
 	{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the session and insert it again', OLD.session_key, OLD.seq);

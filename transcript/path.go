@@ -19,7 +19,9 @@ package transcript
 //     the entries appended after it; earlier links stay where they were.
 //   - A parent always precedes its child, so parentId links cannot form a
 //     cycle. A parentId that names no earlier entry (none, or one appended
-//     later) ends the path there.
+//     later: in practice, a line lost to damage) is read as no parentId:
+//     the entry hangs from the leaf at the time it is appended, so one lost
+//     line does not hide the transcript before it (docs/store.md S4).
 //   - A leaf entry whose target names no earlier entry leaves the leaf
 //     where it is.
 //
@@ -60,7 +62,7 @@ func (r *Replay) Append(e Entry) {
 	if e.HasParent {
 		parent = -1
 		if e.ParentID != "" {
-			parent = -2 // dangling: the path ends at this entry
+			parent = r.leaf // dangling: as if it had no parentId
 			if p, ok := r.byID[e.ParentID]; ok {
 				parent = p
 			}

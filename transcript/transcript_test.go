@@ -88,7 +88,9 @@ func TestActivePath(t *testing.T) {
 		{"duplicate id: later entries follow the newer one", []Entry{msg("a", ""), msg("b", "a"), msg("b", "a"), msg("c", "b"), leaf("L", "b")}, []string{"b@2", "a"}},
 		{"duplicate id taken over by a side entry", []Entry{msg("a", ""), msg("b", "a"), side("b", "a"), msg("c", "b")}, []string{"c", "b@2", "a"}},
 		{"a parentId naming a later entry dangles: no cycle", []Entry{msg("a", "b"), msg("b", "a")}, []string{"b", "a"}},
-		{"dangling parent ends the path", []Entry{msg("a", "nowhere"), msg("b", "a")}, []string{"b", "a"}},
+		{"a dangling parent at the start makes a root", []Entry{msg("a", "nowhere"), msg("b", "a")}, []string{"b", "a"}},
+		{"after a lost line the entry hangs from the leaf", []Entry{msg("a", ""), msg("b", "a"), msg("d", "lost-c"), msg("e", "d")}, []string{"e", "d", "b", "a"}},
+		{"a dangling parent after a rewind hangs from the target", []Entry{msg("a", ""), msg("b", "a"), leaf("L", "a"), msg("d", "lost")}, []string{"d", "a"}},
 		{"explicit null parent starts a new root", []Entry{msg("a", ""), msg("b", "a"), msg("c", "")}, []string{"c"}},
 		{"session header is abandoned by a root message", []Entry{{Type: "session", ID: "uuid"}, msg("a", ""), msg("b", "a")}, []string{"b", "a"}},
 	}
@@ -215,6 +217,47 @@ func TestFixturePaths(t *testing.T) {
 		want := abandoned[f.Name]
 		if strings.Join(off, ",") != strings.Join(want, ",") {
 			t.Errorf("%s: entries off the path %v, want %v", f.Name, off, want)
+		}
+	}
+}
+
+// TestLostLine loses each line of each real transcript in turn (a line that
+// cannot be read is skipped by import): every other entry on the original
+// path stays on the path (docs/store.md S4), so one bad line never hides the
+// transcript before it.
+func TestLostLine(t *testing.T) {
+	for _, f := range fixtures.Files() {
+		entries := make([]Entry, len(f.Lines))
+		for i, line := range f.Lines {
+			e, err := Parse(line)
+			if err != nil {
+				t.Fatalf("%s:%d: %v", f.Name, i+1, err)
+			}
+			entries[i] = e
+		}
+		path := func(lost int) map[int]bool {
+			r := NewReplay()
+			var index []int // entry of each replayed position
+			for i, e := range entries {
+				if i != lost {
+					r.Append(e)
+					index = append(index, i)
+				}
+			}
+			on := map[int]bool{}
+			for _, p := range r.Path() {
+				on[index[p]] = true
+			}
+			return on
+		}
+		original := path(-1)
+		for lost := range entries {
+			got := path(lost)
+			for i := range original {
+				if i != lost && !got[i] {
+					t.Errorf("%s: with line %d lost, line %d (id %q) left the active path", f.Name, lost+1, i+1, entries[i].ID)
+				}
+			}
 		}
 	}
 }

@@ -120,7 +120,7 @@ insert into transcript_events(session_key, seq, event) values ('agent:main:reuse
 select 'reuse_side_entry_took_the_id', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2,4,5';
 insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 6, '{"type":"message","id":"r7","parentId":"r8","timestamp":"2026-02-07T05:05:17.000Z","message":{"role":"user","content":"reuse seventh"}}');
 insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 7, '{"type":"message","id":"r8","parentId":"r7","timestamp":"2026-02-07T05:05:18.000Z","message":{"role":"assistant","content":"reuse eighth"}}');
-select 'reuse_parent_appended_later_dangles', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '6,7';
+select 'reuse_parent_appended_later_hangs_from_the_leaf', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2,4,5,6,7';
 insert into transcript_events(session_key, seq, event) values ('agent:main:reuse', 8, '{"type":"leaf","id":"r9","targetId":"r1","timestamp":"2026-02-07T05:05:19.000Z"}');
 select 'reuse_leaf_target_is_the_latest', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'reuse' order by 1)) = '0,1,2';
 select 'reuse_history_follows_the_path', (select group_concat(value ->> 'text', '|') from json_each(sessions_history('agent:main:reuse', '{"caller":"agent:main:main"}') -> '$.messages')) = 'reuse first|reuse second|reuse third';

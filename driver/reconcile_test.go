@@ -1,0 +1,171 @@
+package driver_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/store"
+)
+
+// bigSession appends one session of n entries, a user or assistant message
+// every `every` entries and tool entries between them, in one transaction
+// with indexing deferred (so that the session is pending), on conn.
+func bigSession(tb testing.TB, ctx context.Context, conn *sql.Conn, key string, n, every int) {
+	tb.Helper()
+	if err := driver.DeferIndexing(ctx, conn, true); err != nil {
+		tb.Fatal(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := driver.AddSession(ctx, tx, driver.Session{Key: key}); err != nil {
+		tb.Fatal(err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO transcript_events VALUES (?1, ?2, ?3)`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		var ev string
+		parent := "null"
+		if i > 0 {
+			parent = fmt.Sprintf(`"e%d"`, i-1)
+		}
+		if i%every == 0 {
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":%s,"message":{"role":"user","content":"needle %d in a big session"}}`, i, parent, i)
+		} else {
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":%s,"message":{"role":"toolResult","content":"tool output %d"}}`, i, parent, i)
+		}
+		if _, err := stmt.ExecContext(ctx, key, i, ev); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	stmt.Close()
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := driver.DeferIndexing(ctx, conn, false); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func reconcileAll(tb testing.TB, ctx context.Context, conn *sql.Conn, budget time.Duration) (calls int) {
+	tb.Helper()
+	for {
+		res, err := driver.Reconcile(ctx, conn, budget)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		calls++
+		if res.Pending == 0 {
+			return calls
+		}
+	}
+}
+
+// docs/store.md S7: a rewind in a session of few messages but many entries
+// is not replayed in the writer's transaction: the session is deferred, a
+// search says indexing, and reconcile brings it to the rewound path.
+func TestRewindOfManyEntriesIsDeferred(t *testing.T) {
+	db, ctx := openStore(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const n = store.MaxInlineEntries + 100
+	bigSession(t, ctx, conn, "agent:main:big", n, n/3)
+	reconcileAll(t, ctx, conn, time.Minute)
+	opts := driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}}
+	if res, err := db.Search(ctx, "needle", opts); err != nil || len(res.Results) != 3 || res.Indexing {
+		t.Fatalf("before the rewind: %+v, %v", res, err)
+	}
+	start := time.Now()
+	if _, err := db.Append(ctx, "agent:main:big", []byte(`{"type":"leaf","id":"L","targetId":"e0"}`)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rewind of %d entries took %v in the writer's transaction", n, time.Since(start))
+	res, err := db.Search(ctx, "needle", opts)
+	if err != nil || len(res.Results) != 0 || !res.Indexing {
+		t.Fatalf("after the rewind, before reconcile: %+v, %v (want no results and indexing)", res, err)
+	}
+	reconcileAll(t, ctx, conn, time.Minute)
+	res, err = db.Search(ctx, "needle", opts)
+	if err != nil || len(res.Results) != 1 || res.Results[0].MessageID != "e0" || res.Indexing {
+		t.Fatalf("after reconcile: %+v, %v (want e0 alone)", res, err)
+	}
+}
+
+// docs/store.md S9: a big session reconciled in many small calls ends with
+// the same index as in one call, each call resuming where the last stopped.
+func TestReconcileInSmallSteps(t *testing.T) {
+	var dumps [2]string
+	for i, budget := range []time.Duration{time.Minute, time.Millisecond} {
+		db, ctx := openStore(t)
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bigSession(t, ctx, conn, "agent:main:big", 6000, 2)
+		calls := reconcileAll(t, ctx, conn, budget)
+		if budget == time.Millisecond && calls < 3 {
+			t.Fatalf("%d calls of 1 ms reconciled 3000 messages: the test does not test resuming", calls)
+		}
+		var rows []string
+		r, err := conn.QueryContext(ctx, `SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var id int64
+			var text string
+			r.Scan(&id, &text)
+			rows = append(rows, fmt.Sprint(id, text))
+		}
+		r.Close()
+		if _, err := conn.ExecContext(ctx, `INSERT INTO sessionsearch_fts(sessionsearch_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+			t.Fatal(err)
+		}
+		dumps[i] = strings.Join(rows, "\n")
+		conn.Close()
+	}
+	if dumps[0] != dumps[1] || strings.Count(dumps[0], "\n") != 2999 {
+		t.Fatalf("small steps indexed %d rows, one call %d", strings.Count(dumps[1], "\n")+1, strings.Count(dumps[0], "\n")+1)
+	}
+}
+
+// BenchmarkReconcileBigSession: one pending session of 100,000 messages
+// (and as many tool results), reconciled in one call and in calls of 500 ms (the CLI's budget);
+// steps-ratio is the time of the second over the first (docs/store.md S9:
+// linear in the work, not quadratic).
+func BenchmarkReconcileBigSession(b *testing.B) {
+	var one, steps time.Duration
+	for b.Loop() {
+		for _, budget := range []time.Duration{time.Hour, 500 * time.Millisecond} {
+			b.StopTimer()
+			db, ctx := openStore(b)
+			conn, _ := db.Conn(ctx)
+			bigSession(b, ctx, conn, "agent:main:big", 200000, 2)
+			b.StartTimer()
+			start := time.Now()
+			reconcileAll(b, ctx, conn, budget)
+			if budget == time.Hour {
+				one += time.Since(start)
+			} else {
+				steps += time.Since(start)
+			}
+			b.StopTimer()
+			conn.Close()
+			db.Close()
+			b.StartTimer()
+		}
+	}
+	b.ReportMetric(steps.Seconds()/one.Seconds(), "steps-ratio")
+	b.ReportMetric(one.Seconds()/float64(b.N), "s/one-call")
+}
