@@ -34,7 +34,7 @@ import (
 
 // Version identifies the token output. It changes whenever any text would
 // tokenize differently, which requires rebuilding existing indexes.
-const Version = 2
+const Version = 3
 
 // Colocated marks a token at the same position as the one before it
 // (FTS5_TOKEN_COLOCATED).

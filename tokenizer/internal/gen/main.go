@@ -56,6 +56,7 @@ const (
 	baseCyrillicIe = 3 // е/Е: stress marks and the diaeresis of ё
 	baseArabic     = 4 // harakat are optional; hamza above/below and madda are kept
 	baseArabicAlef = 5 // alef: harakat and its hamza/madda forms are optional
+	baseArabicHeh  = 6 // heh and its forms: harakat and the hamza above (Persian ezafe) are optional
 	baseMark       = 7 // not a base: a combining mark
 )
 
@@ -71,6 +72,7 @@ type charInfo struct {
 	ccc    int
 	decomp []rune // canonical decomposition mapping (one level), nil if none
 	compat bool
+	digit  int // decimal digit value of an Nd character, -1 otherwise
 }
 
 var (
@@ -287,7 +289,12 @@ func readUnicodeData(path string) {
 		}
 		r := hexRune(fs[0])
 		ccc, _ := strconv.Atoi(fs[3])
-		info := &charInfo{name: fs[1], gc: fs[2], ccc: ccc}
+		info := &charInfo{name: fs[1], gc: fs[2], ccc: ccc, digit: -1}
+		if fs[2] == "Nd" {
+			if info.digit, _ = strconv.Atoi(fs[6]); fs[6] == "" {
+				log.Fatalf("%U is Nd without a digit value", r)
+			}
+		}
 		if d := fs[5]; d != "" {
 			if strings.HasPrefix(d, "<") {
 				info.compat = true
@@ -302,7 +309,7 @@ func readUnicodeData(path string) {
 			rangeStart, rangeInfo = r, info
 		case strings.HasSuffix(fs[1], ", Last>"):
 			for x := rangeStart; x <= r; x++ {
-				ucd[x] = &charInfo{name: rangeInfo.name, gc: rangeInfo.gc}
+				ucd[x] = &charInfo{name: rangeInfo.name, gc: rangeInfo.gc, digit: -1}
 			}
 		default:
 			ucd[r] = info
@@ -422,6 +429,9 @@ func baseClassOf(r rune, gc string) int {
 		if r == 0x0627 || r == 0x0622 || r == 0x0623 || r == 0x0625 {
 			return baseArabicAlef
 		}
+		if hehForms[r] {
+			return baseArabicHeh
+		}
 		return baseArabic
 	}
 	return baseKeep
@@ -440,12 +450,12 @@ func removableUnder(m rune, base int) bool {
 		return m == 0x0300 || m == 0x0301
 	case baseCyrillicIe:
 		return m == 0x0300 || m == 0x0301 || m == 0x0308
-	case baseArabic, baseArabicAlef:
+	case baseArabic, baseArabicAlef, baseArabicHeh:
 		if script[m] != "Arabic" && script[m] != "Inherited" {
 			return false
 		}
 		if m == 0x0653 || m == 0x0654 || m == 0x0655 {
-			return base == baseArabicAlef
+			return base == baseArabicAlef || base == baseArabicHeh && m == 0x0654
 		}
 		return true
 	}
@@ -455,7 +465,7 @@ func removableUnder(m rune, base int) bool {
 func removalMask(r rune) uint32 {
 	parts := nfd(foldCase(nfd([]rune{r})))
 	var mask uint32
-	for base := baseKeep; base <= baseArabicAlef; base++ {
+	for base := baseKeep; base <= baseArabicHeh; base++ {
 		all := len(parts) > 0
 		for _, p := range parts {
 			if !removableUnder(p, base) {
@@ -469,35 +479,118 @@ func removalMask(r rune) uint32 {
 	return mask
 }
 
-// deriveLetterFolds maps Latin letters that have no decomposition but carry
-// a diacritic in their name (ø, ł, đ, ħ, ı) or are two letters joined (æ, œ)
-// to plain letters, from their Unicode names.
+// deriveLetterFolds maps letters that have no decomposition to the letters
+// a reader takes them for (docs/tokenizer.md T6 to T8), from their Unicode
+// names: Latin letters with strokes, bars, hooks and other attachments,
+// barred, dotless, insular and small capital forms to their base letter;
+// Latin ligature letters (æ, œ, ꜳ, ȸ) spelled out; eth to d; and the
+// Arabic-script variants of yeh, kaf, heh and teh marbuta that Persian,
+// Urdu and Kurdish text mix with the Arabic ones.
 func deriveLetterFolds() map[rune][]rune {
 	byName := map[string]rune{}
 	for r, info := range ucd {
 		byName[info.name] = r
 	}
-	with := regexp.MustCompile(`^LATIN (SMALL|CAPITAL) LETTER ([A-Z]) WITH (STROKE|BAR|HOOK|DIAGONAL STROKE|MIDDLE TILDE|CURL|RETROFLEX HOOK|PALATAL HOOK|BELT|LONG LEG|SWASH TAIL|FLOURISH|DESCENDER|TOPBAR|HOOK TAIL)$`)
-	dotless := regexp.MustCompile(`^LATIN (SMALL|CAPITAL) LETTER DOTLESS ([A-Z])$`)
-	pair := regexp.MustCompile(`^LATIN (SMALL|CAPITAL) (LETTER|LIGATURE) (AE|OE)$`)
 	out := map[rune][]rune{}
 	for r, info := range ucd {
-		if info.decomp != nil || info.compat || script[r] != "Latin" {
+		if info.decomp != nil || info.compat || script[r] != "Latin" || !strings.HasPrefix(info.gc, "L") {
 			continue
 		}
-		if m := with.FindStringSubmatch(info.name); m != nil {
-			if base, ok := byName["LATIN SMALL LETTER "+m[2]]; ok {
-				out[r] = []rune{base}
-			}
-		} else if m := dotless.FindStringSubmatch(info.name); m != nil {
-			if base, ok := byName["LATIN SMALL LETTER "+m[2]]; ok {
-				out[r] = []rune{base}
-			}
-		} else if m := pair.FindStringSubmatch(info.name); m != nil {
-			out[r] = []rune(strings.ToLower(m[3]))
+		if f := latinLetterFold(info.name, byName); f != nil && !equalRunes(f, []rune{r}) {
+			out[r] = f
+		}
+	}
+	for from, to := range arabicFolds {
+		f, ok1 := byName[from]
+		t, ok2 := byName[to]
+		if !ok1 || !ok2 {
+			log.Fatalf("arabicFolds: no character named %q or %q", from, to)
+		}
+		out[f] = []rune{t}
+	}
+	hehForms[byName["ARABIC LETTER HEH"]] = true
+	for r, f := range out {
+		if len(f) == 1 && f[0] == byName["ARABIC LETTER HEH"] {
+			hehForms[r] = true
+		}
+	}
+	for r, info := range ucd {
+		if len(info.decomp) > 0 && hehForms[info.decomp[0]] {
+			hehForms[r] = true
 		}
 	}
 	return out
+}
+
+// hehForms are heh and the letters that fold to it: a hamza above them is
+// the Persian ezafe, optional like a haraka (docs/tokenizer.md T7).
+var hehForms = map[rune]bool{}
+
+// arabicFolds names the Arabic-script letter variants that fold together
+// (docs/tokenizer.md T7; Lucene's Arabic, Persian and Sorani normalization
+// filters fold the same pairs). Each is a judgement, stated and tested:
+// Farsi yeh, alef maksura and yeh barree read as yeh; keheh as kaf; ae
+// (Sorani, Uyghur), heh goal and heh doachashmee (Urdu) as heh, since the
+// Persian heh with yeh above decomposes to ae; teh marbuta as heh, as it is
+// written in informal Arabic and as Persian spells Arabic loans; the
+// Kurdish reh with small v as reh with small v below.
+var arabicFolds = map[string]string{
+	"ARABIC LETTER FARSI YEH":        "ARABIC LETTER YEH",
+	"ARABIC LETTER ALEF MAKSURA":     "ARABIC LETTER YEH",
+	"ARABIC LETTER YEH BARREE":       "ARABIC LETTER YEH",
+	"ARABIC LETTER KEHEH":            "ARABIC LETTER KAF",
+	"ARABIC LETTER AE":               "ARABIC LETTER HEH",
+	"ARABIC LETTER HEH GOAL":         "ARABIC LETTER HEH",
+	"ARABIC LETTER HEH DOACHASHMEE":  "ARABIC LETTER HEH",
+	"ARABIC LETTER TEH MARBUTA":      "ARABIC LETTER HEH",
+	"ARABIC LETTER TEH MARBUTA GOAL": "ARABIC LETTER HEH",
+	"ARABIC LETTER REH WITH SMALL V": "ARABIC LETTER REH WITH SMALL V BELOW",
+}
+
+var (
+	latinPair     = regexp.MustCompile(`^LATIN SMALL (?:LETTER|LIGATURE) ([A-Z])([A-Z])$`)
+	latinSuffix   = regexp.MustCompile(`^(LATIN SMALL LETTER .+?) (?:WITH .*|BAR|DIGRAPH)$`)
+	latinPrefix   = regexp.MustCompile(`^LATIN SMALL LETTER (?:BARRED|DOTLESS|INSULAR) (.+)$`)
+	latinSmallCap = regexp.MustCompile(`^LATIN (?:LETTER SMALL CAPITAL|SMALL CAPITAL LETTER|CAPITAL LETTER) (.+)$`)
+)
+
+// latinLetterFold returns what the Latin letter called name folds to, or
+// nil: the name loses its attachments one at a time (a capital or small
+// capital becomes the small letter; "WITH ...", "BAR", "BARRED", "DOTLESS",
+// "INSULAR", "DIGRAPH" go) until it names another letter, which folds in
+// turn, or spells two letters (a ligature). Letters named otherwise (schwa,
+// eng, open e, open o, thorn, ezh, turned and reversed letters) are letters
+// of their own and stay.
+func latinLetterFold(name string, byName map[string]rune) []rune {
+	if name == "LATIN SMALL LETTER ETH" || name == "LATIN CAPITAL LETTER ETH" {
+		return []rune{'d'} // a judgement: docs/tokenizer.md T8
+	}
+	n := name
+	for {
+		if m := latinPair.FindStringSubmatch(n); m != nil {
+			return []rune(strings.ToLower(m[1] + m[2]))
+		}
+		next := n
+		if m := latinSmallCap.FindStringSubmatch(n); m != nil {
+			next = "LATIN SMALL LETTER " + m[1]
+		} else if m := latinSuffix.FindStringSubmatch(n); m != nil {
+			next = m[1]
+		} else if m := latinPrefix.FindStringSubmatch(n); m != nil {
+			next = "LATIN SMALL LETTER " + m[1]
+		}
+		if next == n {
+			return nil
+		}
+		n = next
+		if r, ok := byName[n]; ok && n != name {
+			if info := ucd[r]; info.decomp == nil && !info.compat {
+				if f := latinLetterFold(n, byName); f != nil {
+					return f
+				}
+			}
+			return []rune{r}
+		}
+	}
 }
 
 // foldCase applies NFKC_Casefold to each rune.
@@ -536,7 +629,9 @@ func foldOf(r rune, letterFolds map[rune][]rune) []rune {
 			continue
 		}
 		base = baseClassOf(c, gc)
-		if letterFolds[c] != nil {
+		if info := ucd[c]; info != nil && info.digit >= 0 {
+			out = append(out, '0'+rune(info.digit)) // docs/tokenizer.md T5
+		} else if letterFolds[c] != nil {
 			out = append(out, foldCase(letterFolds[c])...)
 		} else {
 			out = append(out, c)
