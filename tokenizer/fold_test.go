@@ -239,7 +239,7 @@ func referenceLetter(r rune) string {
 // referenceArabic: docs/tokenizer.md T7, by code point.
 var referenceArabic = map[rune]rune{
 	0x06CC: 0x064A, 0x0649: 0x064A, 0x06D2: 0x064A, // farsi yeh, alef maksura, yeh barree: yeh
-	0x06A9: 0x0643, // keheh: kaf
+	0x06A9: 0x0643,                                 // keheh: kaf
 	0x06D5: 0x0647, 0x06C1: 0x0647, 0x06BE: 0x0647, // ae, heh goal, heh doachashmee: heh
 	0x0629: 0x0647, 0x06C3: 0x0647, // teh marbuta (and its Urdu goal form): heh
 	0x0692: 0x0695, // reh with small v: reh with small v below
