@@ -89,6 +89,10 @@ func (o *Output) fold(fb []byte, pieces []piece, src []byte, from, to int) ([]by
 			}
 		case p.base() == baseMark && removable&(1<<f.base) != 0:
 			// An optional diacritic.
+		case r == 0x200D && f.khandaTa(src, i):
+			// Bengali ta, virama, ZWJ: khanda ta (docs/tokenizer.md T9).
+			i += size
+			continue
 		case mapped && len(folded) == 0:
 			// Invisible: default ignorables, tatweel, skin tones.
 		case mapped:
@@ -117,6 +121,22 @@ func (o *Output) fold(fb []byte, pieces []piece, src []byte, from, to int) ([]by
 	}
 	f.flush(len(src))
 	return f.fb, f.pieces
+}
+
+// khandaTa replaces the Bengali ta and virama just before the ZWJ at source
+// offset i with khanda ta, the letter that sequence spells, and reports
+// whether it did: only when both came through folding unchanged.
+func (f *folder) khandaTa(src []byte, i int) bool {
+	const taVirama, khanda = "\u09a4\u09cd", "\u09ce"
+	at := len(f.fb) - len(taVirama)
+	if f.dirty || i < len(taVirama) || string(src[i-len(taVirama):i]) != taVirama || at < 0 || string(f.fb[at:]) != taVirama ||
+		len(f.pieces) > 0 && f.pieces[len(f.pieces)-1].f1 > int32(at) {
+		return false
+	}
+	f.fb = append(f.fb[:at], khanda...)
+	f.pieces = append(f.pieces, piece{int32(at), int32(len(f.fb)), int32(i - len(taVirama)), int32(i + 3)})
+	f.seqF, f.seqS, f.lastCCC = int32(at), int32(i-len(taVirama)), 0
+	return true
 }
 
 // compose decides, before folded text whose first character has props

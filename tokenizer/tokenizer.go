@@ -27,6 +27,7 @@
 package tokenizer
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -64,8 +65,17 @@ type Output struct {
 	runes   []rune
 	run     []int32 // folded offsets of the characters of the current n-gram run
 	camel   []int32
+	parts   []part // the parts of the current word, or of the words an underscore joins
 	src     []byte // the input of the last Tokenize, for InSource tokens
 }
+
+// part is one part of a word that the tokenizer cuts (camelCase, a ZWNJ,
+// underscores): its folded and source ranges.
+type part struct{ f0, f1, s0, s1 int32 }
+
+// maxRun is the most parts a document token joins besides the whole word
+// (docs/tokenizer.md T13): a word of n parts gives at most n*maxRun tokens.
+const maxRun = 8
 
 // Text returns the folded text of t, valid until the next Tokenize.
 func (o *Output) Text(t Token) []byte {
@@ -91,6 +101,10 @@ type emitter struct {
 	runEnd   int32 // folded offset where the current n-gram run ends
 	runSrc   int32 // source offset where the last flushed n-gram run ended
 	lastGram bool  // the last token came from an n-gram run
+	// In documents, the parts of words joined by underscores wait in
+	// Output.parts until the last one; groupEnd is the folded offset where
+	// the last of them ends.
+	groupEnd int32
 }
 
 // Tokenize splits src into tokens. query selects query tokenization (FTS5's
@@ -106,13 +120,13 @@ func (opts Options) Tokenize(src []byte, query bool, o *Output) {
 	e := emitter{o: o, tokens: o.Tokens[:0], fb: append(o.Folded[:0], separator), src: src, query: query, trigram: opts.Trigram}
 	n := len(src)
 	for pos := 0; pos < n; {
-		k := nextNonASCII(src, pos)
+		k := nextSpecial(src, pos)
 		if k == n {
 			e.ascii(pos, n)
 			break
 		}
 		cut := k
-		for cut > pos && asciiWord[src[cut-1]] {
+		for cut > pos && (asciiWord[src[cut-1]] || src[cut-1] == '_') {
 			cut--
 		}
 		e.ascii(pos, cut)
@@ -127,17 +141,44 @@ func (opts Options) Tokenize(src []byte, query bool, o *Output) {
 	o.Tokens, o.Folded = e.tokens, e.fb
 }
 
-// nextNonASCII returns the index of the first byte at or after i that is not
-// ASCII, or len(s); eight bytes at a time.
-func nextNonASCII(s []byte, i int) int {
-	for i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&0x8080808080808080 == 0 {
-		i += 8
+// nextSpecial returns the index of the first byte at or after i that the
+// ASCII path leaves to the general one, or len(s): a byte that is not ASCII,
+// or a run of underscores between two letters or digits (it joins words,
+// docs/tokenizer.md T13). Eight bytes at a time: an underscore is a zero
+// byte of v = x^0x5f5f..., and (v-0x0101...)&^v has the high bit of every
+// zero byte of v (and perhaps of a byte after one, which the byte test then
+// passes).
+func nextSpecial(s []byte, i int) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	for i < len(s) {
+		if i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			v := x ^ '_'*ones
+			if (x|(v-ones)&^v)&high == 0 {
+				i += 8
+				continue
+			}
+		}
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return i
+		case c == '_':
+			j := i + 1
+			for j < len(s) && s[j] == '_' {
+				j++
+			}
+			if i > 0 && isASCIIWord(s[i-1]) && j < len(s) && isASCIIWord(s[j]) {
+				return i
+			}
+			i = j
+		default:
+			i++
+		}
 	}
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
-	}
-	return i
+	return len(s)
 }
+
+func isASCIIWord(c byte) bool { return c < utf8.RuneSelf && asciiWord[c] }
 
 var asciiSpace = func() (t [256]bool) {
 	for _, c := range " \t\n\v\f\r" {
@@ -250,22 +291,21 @@ func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 			cuts &^= 1 << k
 		}
 	}
-	if cuts == 0 {
+	if cuts == 0 || e.query {
+		// A query has the whole word only (docs/tokenizer.md T12).
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 		return
 	}
-	prev, flags := int32(i), int32(0)
-	if !e.query {
-		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
-		flags = Colocated
-	}
+	parts, prev := e.o.parts[:0], int32(i)
 	for cuts != 0 {
 		c := int32(i + bits.TrailingZeros64(cuts))
 		cuts &= cuts - 1
-		e.tokens = push(e.tokens, f0+prev, c-prev, prev, c, flags)
-		prev, flags = c, 0
+		parts = append(parts, part{f0 + prev, f0 + c, prev, c})
+		prev = c
 	}
-	e.tokens = push(e.tokens, f0+prev, int32(j)-prev, prev, int32(j), 0)
+	parts = append(parts, part{f0 + prev, f0 + int32(j), prev, int32(j)})
+	e.emitParts(parts)
+	e.o.parts = parts[:0]
 }
 
 // asciiLong is asciiEmit for a word of more than 64 bytes, from its bytes.
@@ -279,14 +319,42 @@ func (e *emitter) asciiLong(i, j int) {
 	e.fb = appendLower(e.fb, src[i:j])
 	cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
 	e.o.camel = cuts
-	prev, flags := int32(i), int32(0)
-	if len(cuts) > 0 && !e.query {
+	if len(cuts) == 0 || e.query {
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
-		flags = Colocated
+		return
 	}
+	parts, prev := e.o.parts[:0], int32(i)
 	for _, c := range append(cuts, int32(j)) {
-		e.tokens = push(e.tokens, f0+prev, c-prev, prev, c, flags)
-		prev, flags = c, 0
+		parts = append(parts, part{f0 + prev, f0 + c, prev, c})
+		prev = c
+	}
+	e.emitParts(parts)
+	e.o.parts = parts[:0]
+}
+
+// emitParts emits a document word cut into parts (docs/tokenizer.md T12,
+// T13): the whole word, then at each part's position the part and,
+// colocated, each run of up to maxRun parts that starts there, so that a
+// query for any run of parts as one word (sessionKey is the query token
+// sessionkey) finds it. The parts' folded text must be contiguous.
+func (e *emitter) emitParts(parts []part) {
+	n := len(parts)
+	run := func(i, k int, flags int32) {
+		a, b := parts[i], parts[k]
+		e.tokens = push(e.tokens, a.f0, b.f1-a.f0, a.s0, b.s1, flags)
+	}
+	run(0, n-1, 0)
+	for i, p := range parts {
+		flags := int32(0)
+		if i == 0 {
+			flags = Colocated
+		}
+		e.tokens = push(e.tokens, p.f0, p.f1-p.f0, p.s0, p.s1, flags)
+		for k := i + 1; k < n && k < i+maxRun; k++ {
+			if i > 0 || k < n-1 {
+				run(i, k, Colocated)
+			}
+		}
 	}
 }
 
@@ -332,6 +400,34 @@ func (e *emitter) general(from, to int) {
 	e.offs = offsets{pieces: pieces, delta: int32(from) - int32(f0)}
 	e.run(e.fb, f0)
 	e.flushRun()
+}
+
+// flushGroup emits the words that underscores join (docs/tokenizer.md T13):
+// their parts as one word's, from a copy of their folded text without the
+// underscores when there is more than one word.
+func (e *emitter) flushGroup() {
+	parts := e.o.parts
+	if len(parts) == 0 {
+		return
+	}
+	e.o.parts = parts[:0]
+	if len(parts) == 1 {
+		p := parts[0]
+		e.tokens = push(e.tokens, p.f0, p.f1-p.f0, p.s0, p.s1, 0)
+		return
+	}
+	for k := 1; k < len(parts); k++ {
+		if parts[k].f0 != parts[k-1].f1 {
+			// Words with underscores between them: join a copy.
+			for k := range parts {
+				at := int32(len(e.fb))
+				e.fb = append(e.fb, e.fb[parts[k].f0:parts[k].f1]...)
+				parts[k].f0, parts[k].f1 = at, int32(len(e.fb))
+			}
+			break
+		}
+	}
+	e.emitParts(parts)
 }
 
 // push appends a token, writing its fields in place: appending a Token
@@ -387,7 +483,8 @@ func (e *emitter) run(text []byte, from int) {
 				j++
 			}
 			if j == n || text[j] < utf8.RuneSelf {
-				if d := e.offs.delta; len(e.offs.pieces) == 0 && len(e.o.run) == 0 && !hasUpper(e.src[int32(i)+d+1:int32(j)+d]) {
+				if d := e.offs.delta; len(e.offs.pieces) == 0 && len(e.o.run) == 0 && len(e.o.parts) == 0 &&
+					(j == n || text[j] != '_') && !hasUpper(e.src[int32(i)+d+1:int32(j)+d]) {
 					// The common word: lower case after its first letter,
 					// and source offsets a shift of folded ones.
 					e.lastGram = false
@@ -497,25 +594,45 @@ func (e *emitter) emit(f0, f1 int32, flags int32) {
 // word emits a part of a spaced-script word: the folded text [a, b) holds
 // letters, digits, marks or emoji only.
 func (e *emitter) word(a, b int) {
-	e.flushRun()
+	e.flushGrams()
 	e.lastGram = false
 	cuts := e.camelCuts(int32(a), int32(b))
-	if len(cuts) == 0 {
+	text := e.fb
+	if e.query {
+		// A query has the whole word only (docs/tokenizer.md T12).
 		e.emit(int32(a), int32(b), 0)
 		return
 	}
+	joined := len(e.o.parts) > 0 && e.groupEnd < int32(a)
+	for k := e.groupEnd; joined && k < int32(a); k++ {
+		joined = text[k] == '_'
+	}
+	if !joined {
+		e.flushGroup()
+		if len(cuts) == 0 && (b == len(text) || text[b] != '_') {
+			e.emit(int32(a), int32(b), 0)
+			return
+		}
+	}
 	// In documents the whole word takes the position of its first part, so
 	// that a search for it (parsesessionkey) and highlight() see the word.
-	prev, flags := int32(a), int32(0)
-	if !e.query {
-		e.emit(int32(a), int32(b), 0)
-		flags = Colocated
+	prev := int32(a)
+	for _, c := range append(cuts, int32(b)) {
+		e.o.parts = append(e.o.parts, e.part(prev, c))
+		prev = c
 	}
-	for _, c := range cuts {
-		e.emit(prev, c, flags)
-		prev, flags = c, 0
+	e.groupEnd = int32(b)
+	if b == len(text) || text[b] != '_' {
+		e.flushGroup()
 	}
-	e.emit(prev, int32(b), 0)
+}
+
+// part is the part of a word at folded offsets [f0, f1).
+func (e *emitter) part(f0, f1 int32) part {
+	if len(e.offs.pieces) > 0 {
+		return part{f0, f1, e.offs.start(f0), e.offs.end(f1)}
+	}
+	return part{f0, f1, f0 + e.offs.delta, f1 + e.offs.delta}
 }
 
 // camelCuts returns the folded offsets inside [a, b) where a camelCase word
@@ -547,6 +664,9 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 		}
 	}
 	text := e.fb
+	// A ZWNJ inside a word of the Arabic script joins two words
+	// (docs/tokenizer.md T14); folding removed it, the source has it.
+	zwnj := bytes.Contains(e.src[e.offs.start(a):e.offs.end(b)], zwnjUTF8)
 	// The case kinds of the two characters before i and of the one at i,
 	// and where each came from in the source: characters spelled out from
 	// one source character (æ → ae) are never cut apart.
@@ -583,8 +703,14 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 		// Decide the cut before the previous character (needs one lookahead).
 		pluralS := kinds[2] == caseLower && text[i] == 's' && !lowerAt(i+n)
 		if kinds[0] >= 0 && kinds[1] == caseUpper && srcs[0] != srcs[1] &&
-			(kinds[0] == caseLower || (kinds[0] == caseUpper || kinds[0] == caseDigit) && kinds[2] == caseLower && !pluralS) {
+			(kinds[0] == caseLower || (kinds[0] == caseUpper || kinds[0] == caseDigit) && kinds[2] == caseLower && !pluralS) &&
+			(len(cuts) == 0 || cuts[len(cuts)-1] != prevStart) {
 			cuts = append(cuts, prevStart)
+		}
+		if zwnj && i < b && srcs[1] >= 0 && srcs[1] != srcs[2] && e.zwnjBetween(srcs[1], srcs[2]) {
+			if p, _ := propAt(text, int(i)); p.base() != baseMark {
+				cuts = append(cuts, i)
+			}
 		}
 		kinds[0], kinds[1] = kinds[1], kinds[2]
 		srcs[0], srcs[1] = srcs[1], srcs[2]
@@ -593,6 +719,17 @@ func (e *emitter) camelCuts(a, b int32) []int32 {
 	}
 	e.o.camel = cuts
 	return cuts
+}
+
+var zwnjUTF8 = []byte("\u200c")
+
+// zwnjBetween reports whether a ZWNJ stands between the source character
+// at s0, a letter of the Arabic script, and the one at s1.
+func (e *emitter) zwnjBetween(s0, s1 int32) bool {
+	if p, _ := propAt(e.src, int(s0)); p.base() < baseArabic || p.base() == baseMark {
+		return false
+	}
+	return bytes.Contains(e.src[s0:s1], zwnjUTF8)
 }
 
 // asciiCamelCuts is camelCuts for a word whose source is ASCII: it appends
@@ -637,8 +774,9 @@ func asciiCamelCuts(word []byte, base int32, cuts []int32) ([]int32, bool) {
 // gram adds the n-gram character [f0, f1) to the current run, or starts a
 // new run when it does not follow the run directly.
 func (e *emitter) gram(f0, f1 int32) {
+	e.flushGroup()
 	if len(e.o.run) > 0 && e.runEnd != f0 {
-		e.flushRun()
+		e.flushGrams()
 	}
 	if len(e.o.run) == 0 && e.lastGram {
 		// Punctuation or space divides this run from the previous one.
@@ -648,8 +786,15 @@ func (e *emitter) gram(f0, f1 int32) {
 	e.runEnd = f1
 }
 
-// flushRun emits the tokens of the current n-gram run.
+// flushRun emits what waits: the words underscores join, the current
+// n-gram run.
 func (e *emitter) flushRun() {
+	e.flushGroup()
+	e.flushGrams()
+}
+
+// flushGrams emits the tokens of the current n-gram run.
+func (e *emitter) flushGrams() {
 	run := e.o.run
 	if len(run) == 0 {
 		return

@@ -45,9 +45,10 @@ const (
 
 // Base classes: which combining marks after a base are optional diacritics.
 const (
-	baseKeep  = 0
-	baseStrip = 1
-	baseMark  = 7
+	baseKeep   = 0
+	baseStrip  = 1
+	baseArabic = 4 // 4 to 6: letters of the Arabic script
+	baseMark   = 7
 )
 
 // prop is a code point's entry in the props table.

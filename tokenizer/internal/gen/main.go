@@ -181,6 +181,7 @@ func main() {
 
 	buildComposition()
 	letterFolds := deriveLetterFolds()
+	addIndicSequences()
 
 	props := make([]uint32, maxRune+1)
 	folds := make([]uint32, maxRune+1)
@@ -673,6 +674,61 @@ const (
 
 var composePairs = map[[2]rune]rune{}
 
+// indicPairs are the tokenizer's own compositions: an Indic vowel letter
+// written as another letter and a vowel sign, a sequence the Unicode
+// Standard (Core Specification, chapter 12) tells writers not to use for
+// the precomposed letter, which it looks like but is not canonically
+// equivalent to (docs/tokenizer.md T9). Only the tokenizer's NFC pass uses
+// them; composePairs stays canonical for the generator's own folding.
+var indicPairs = map[[2]rune]rune{}
+
+// indicSequences: per script, "letter + vowel sign = letter", by the short
+// names after "<SCRIPT> LETTER " and "<SCRIPT> VOWEL SIGN " (a name with
+// its own prefix, such as GURMUKHI IRI, stands as it is).
+var indicSequences = map[string][]string{
+	"DEVANAGARI": {
+		"A + AA = AA", "A + CANDRA E = CANDRA A", "A + SHORT E = SHORT A", "A + CANDRA O = CANDRA O",
+		"A + SHORT O = SHORT O", "A + O = O", "A + AU = AU", "A + OE = OE", "A + OOE = OOE", "A + AW = AW",
+		"A + UE = UE", "A + UUE = UUE", "AA + CANDRA E = CANDRA O", "AA + SHORT E = SHORT O", "AA + E = O",
+		"AA + AI = AU", "AA + OE = OOE", "E + CANDRA E = CANDRA E", "E + SHORT E = SHORT E", "E + E = AI",
+	},
+	"BENGALI": {"A + AA = AA"},
+	"ORIYA":   {"A + AA = AA"},
+	"GURMUKHI": {"A + AA = AA", "A + AI = AI", "A + AU = AU", "GURMUKHI IRI + I = I", "GURMUKHI IRI + II = II",
+		"GURMUKHI IRI + EE = EE", "GURMUKHI URA + U = U", "GURMUKHI URA + UU = UU", "GURMUKHI URA + OO = OO"},
+	"GUJARATI": {"A + AA = AA", "A + CANDRA E = GUJARATI VOWEL CANDRA E", "A + E = E", "A + AI = AI",
+		"A + CANDRA O = GUJARATI VOWEL CANDRA O", "A + O = O", "A + AU = AU"},
+}
+
+func addIndicSequences() {
+	byName := map[string]rune{}
+	for r, info := range ucd {
+		byName[info.name] = r
+	}
+	look := func(name string) rune {
+		r, ok := byName[name]
+		if !ok {
+			log.Fatalf("indicSequences: no character named %q", name)
+		}
+		return r
+	}
+	for sc, seqs := range indicSequences {
+		letter := func(n string) rune {
+			if strings.HasPrefix(n, sc+" ") {
+				return look(n)
+			}
+			return look(sc + " LETTER " + n)
+		}
+		for _, seq := range seqs {
+			lhs, result, _ := strings.Cut(seq, " = ")
+			first, sign, _ := strings.Cut(lhs, " + ")
+			a, b, c := letter(first), look(sc+" VOWEL SIGN "+sign), letter(result)
+			indicPairs[[2]rune{a, b}] = c
+			nfcQCMaybe[b] = true // the sign may compose with the letter before it
+		}
+	}
+}
+
 func buildComposition() {
 	for r, info := range ucd {
 		if info.decomp == nil || fullCompExcl[r] || len(info.decomp) != 2 {
@@ -852,8 +908,10 @@ func writeNormTables(b *bytes.Buffer) {
 		comp rune
 	}
 	var pairs []pairT
-	for k, c := range composePairs {
-		pairs = append(pairs, pairT{uint64(k[0])<<21 | uint64(k[1]), c})
+	for _, m := range []map[[2]rune]rune{composePairs, indicPairs} {
+		for k, c := range m {
+			pairs = append(pairs, pairT{uint64(k[0])<<21 | uint64(k[1]), c})
+		}
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].key < pairs[j].key })
 	b.WriteString("// composeKeys (first<<21 | second) and composeValues are the primary composites.\n")
