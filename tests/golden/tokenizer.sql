@@ -15,7 +15,7 @@
 create virtual table t using fts5(body, tokenize='sessionsearch');
 create virtual table t3 using fts5(body, tokenize='sessionsearch cjk trigram');
 
--- 1. Canonical and compatibility equivalence: NFC, NFD, NFKC, full width, ligatures, compatibility digits
+-- 1. Canonical and compatibility equivalence: NFC, NFD, NFKC, full width, ligatures, compatibility digits, decimal digits of every script
 insert into t(rowid, body) values (101, 'cafe' || char(769) || ' au lait');
 insert into t(rowid, body) values (102, 'café crème');
 insert into t(rowid, body) values (103, 'ＡＢＣ１２３ model');
@@ -24,8 +24,11 @@ insert into t(rowid, body) values (105, 'ﬁnance report');
 insert into t(rowid, body) values (106, 'step ① done');
 insert into t(rowid, body) values (107, 'area in m²');
 insert into t(rowid, body) values (108, 'chapter Ⅻ');
+insert into t(rowid, body) values (109, 'سال ۱۳۷۹');
+insert into t(rowid, body) values (110, 'अंक १२३');
+insert into t(rowid, body) values (111, 'เลข ๑๒๓');
 
--- 2. Full case folding: ß, final sigma, Turkish İ and ı, Cherokee
+-- 2. Full case folding: ß, final sigma, Turkish İ and ı, Cherokee, and a capital inside a query word
 insert into t(rowid, body) values (201, 'Die Straße ist lang');
 insert into t(rowid, body) values (202, 'STRAẞE');
 insert into t(rowid, body) values (203, 'ΟΔΥΣΣΕΥΣ');
@@ -33,8 +36,12 @@ insert into t(rowid, body) values (204, 'Οδυσσεύς returns');
 insert into t(rowid, body) values (205, 'İstanbul''da');
 insert into t(rowid, body) values (206, 'ıstanbul');
 insert into t(rowid, body) values (207, 'ᏣᎳᎩ');
+insert into t(rowid, body) values (208, 'we use github daily');
+insert into t(rowid, body) values (209, 'GITHUB actions');
+insert into t(rowid, body) values (210, 'JavaScript code');
+insert into t(rowid, body) values (211, 'an ios app');
 
--- 3. Diacritics: optional ones fold, letter marks stay (й, ї, Indic matras and nukta, Thai tone marks, dakuten)
+-- 3. Diacritics: optional ones fold, letter marks stay (й, ї, Indic matras and nukta, Thai tone marks, dakuten); letter variants of the Arabic script, Latin letters with attachments, Indic do-not-use sequences
 insert into t(rowid, body) values (301, 'Élève à l''école');
 insert into t(rowid, body) values (302, 'Tiếng Việt rất hay');
 insert into t(rowid, body) values (303, 'Tie' || char(770, 769) || 'ng');
@@ -61,8 +68,16 @@ insert into t(rowid, body) values (323, 'ज़रूरी');
 insert into t(rowid, body) values (324, 'বাংলা ভাষা');
 insert into t(rowid, body) values (325, 'がっこう');
 insert into t(rowid, body) values (326, 'ภาษาไทยง่ายนิดเดียว');
+insert into t(rowid, body) values (327, 'Ðakovo and verður');
+insert into t(rowid, body) values (328, 'ᴛᴇsᴛ ɵ ʉ');
+insert into t(rowid, body) values (329, 'þorn');
+insert into t(rowid, body) values (330, 'پروندهٔ');
+insert into t(rowid, body) values (331, 'فاطمة');
+insert into t(rowid, body) values (332, 'کتاب های');
+insert into t(rowid, body) values (333, 'अाज');
+insert into t(rowid, body) values (334, 'ত্' || char(8205) || 'কার');
 
--- 4. Word boundaries, script changes and invisible format characters
+-- 4. Word boundaries, script changes and invisible format characters; Persian words joined by a ZWNJ
 insert into t(rowid, body) values (401, '한국어를 배웁니다');
 insert into t(rowid, body) values (402, 'ID를 입력하세요');
 insert into t(rowid, body) values (403, 'ユーザIDを入力');
@@ -70,6 +85,7 @@ insert into t(rowid, body) values (404, 'infor' || char(173) || 'mation');
 insert into t(rowid, body) values (405, 'infor' || char(8205) || 'mation');
 insert into t(rowid, body) values (406, 'می' || char(8204) || 'خواهم');
 insert into t(rowid, body) values (407, 'infor' || char(8203) || 'mation');
+insert into t(rowid, body) values (408, 'پیش' || char(8204) || 'فرض');
 
 -- 5. Identifiers, file names, domains, versions, numbers, apostrophes: whole and by parts
 insert into t(rowid, body) values (501, 'call parse_session_key now');
@@ -85,6 +101,7 @@ insert into t(rowid, body) values (510, 'fetch https://api.example.com/v1/sessio
 insert into t(rowid, body) values (511, 'mail ops@example.com');
 insert into t(rowid, body) values (512, 'the NOT operator');
 insert into t(rowid, body) values (513, 'open the URLs and IDs');
+insert into t(rowid, body) values (514, 'call getHTTPResponseCode now');
 
 -- 6. Han, kana, Hangul, Thai, Lao, Khmer, Myanmar: substrings of any length, never across punctuation or space
 insert into t(rowid, body) values (601, '我住在東京都庁の近く');
@@ -120,11 +137,11 @@ insert into t(rowid, body) values (903, 'from 🇫🇮 with love');
 insert into t(rowid, body) values (1001, 'Der Bericht über die Brücke in Köln wurde gestern veröffentlicht und sofort überall gelesen.');
 
 insert into t3(rowid, body) select rowid, body from t;
-select 'all_documents_inserted', (select count(*) from t) = 84 and (select count(*) from t3) = 84;
+select 'all_documents_inserted', (select count(*) from t) = 101 and (select count(*) from t3) = 101;
 select 'invalid_utf8_stored_as_is', (select hex(body) from t where rowid = 801) = '666F806F20626172';
 select 'nul_stored_as_is', (select length(cast(body as blob)) from t3 where rowid = 802) = 13;
 
--- 1. Canonical and compatibility equivalence: NFC, NFD, NFKC, full width, ligatures, compatibility digits
+-- 1. Canonical and compatibility equivalence: NFC, NFD, NFKC, full width, ligatures, compatibility digits, decimal digits of every script
 select 'nfc_query_finds_nfd_and_nfc', coalesce((select group_concat(rowid) from (select rowid from t where t match '"café"' order by rowid)), '') = '101,102';
 select 'nfc_query_finds_nfd_and_nfc_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"café"' order by rowid)), '') = '101,102';
 select 'nfd_query_finds_nfd_and_nfc', coalesce((select group_concat(rowid) from (select rowid from t where t match '"cafe' || char(769) || '"' order by rowid)), '') = '101,102';
@@ -149,8 +166,16 @@ select 'superscript_digit', coalesce((select group_concat(rowid) from (select ro
 select 'superscript_digit_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"m2"' order by rowid)), '') = '107';
 select 'roman_numeral', coalesce((select group_concat(rowid) from (select rowid from t where t match '"xii"' order by rowid)), '') = '108';
 select 'roman_numeral_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"xii"' order by rowid)), '') = '108';
+select 'persian_digits', coalesce((select group_concat(rowid) from (select rowid from t where t match '"1379"' order by rowid)), '') = '109';
+select 'persian_digits_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"1379"' order by rowid)), '') = '109';
+select 'persian_digits_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"۱۳۷۹"' order by rowid)), '') = '109';
+select 'persian_digits_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"۱۳۷۹"' order by rowid)), '') = '109';
+select 'native_digits', coalesce((select group_concat(rowid) from (select rowid from t where t match '"123"' order by rowid)), '') = '110,111';
+select 'native_digits_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"123"' order by rowid)), '') = '110,111';
+select 'devanagari_digits_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"१२३"' order by rowid)), '') = '110,111';
+select 'devanagari_digits_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"१२३"' order by rowid)), '') = '110,111';
 
--- 2. Full case folding: ß, final sigma, Turkish İ and ı, Cherokee
+-- 2. Full case folding: ß, final sigma, Turkish İ and ı, Cherokee, and a capital inside a query word
 select 'sharp_s_upper_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"STRASSE"' order by rowid)), '') = '201,202';
 select 'sharp_s_upper_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"STRASSE"' order by rowid)), '') = '201,202';
 select 'sharp_s_lower_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"strasse"' order by rowid)), '') = '201,202';
@@ -169,8 +194,18 @@ select 'turkish_upper_query', coalesce((select group_concat(rowid) from (select 
 select 'turkish_upper_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"İSTANBUL"' order by rowid)), '') = '205,206';
 select 'cherokee', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ꮳꮃꭹ"' order by rowid)), '') = '207';
 select 'cherokee_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"ꮳꮃꭹ"' order by rowid)), '') = '207';
+select 'query_inner_capital', coalesce((select group_concat(rowid) from (select rowid from t where t match '"GitHub"' order by rowid)), '') = '208,209';
+select 'query_inner_capital_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"GitHub"' order by rowid)), '') = '208,209';
+select 'query_lower_case', coalesce((select group_concat(rowid) from (select rowid from t where t match 'github' order by rowid)), '') = '208,209';
+select 'query_lower_case_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match 'github' order by rowid)), '') = '208,209';
+select 'query_upper_case', coalesce((select group_concat(rowid) from (select rowid from t where t match 'GITHUB' order by rowid)), '') = '208,209';
+select 'query_upper_case_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match 'GITHUB' order by rowid)), '') = '208,209';
+select 'query_inner_capital_javascript', coalesce((select group_concat(rowid) from (select rowid from t where t match 'JavaScript' order by rowid)), '') = '210';
+select 'query_inner_capital_javascript_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match 'JavaScript' order by rowid)), '') = '210';
+select 'query_inner_capital_ios', coalesce((select group_concat(rowid) from (select rowid from t where t match 'iOS' order by rowid)), '') = '211';
+select 'query_inner_capital_ios_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match 'iOS' order by rowid)), '') = '211';
 
--- 3. Diacritics: optional ones fold, letter marks stay (й, ї, Indic matras and nukta, Thai tone marks, dakuten)
+-- 3. Diacritics: optional ones fold, letter marks stay (й, ї, Indic matras and nukta, Thai tone marks, dakuten); letter variants of the Arabic script, Latin letters with attachments, Indic do-not-use sequences
 select 'french_accents', coalesce((select group_concat(rowid) from (select rowid from t where t match '"eleve"' order by rowid)), '') = '301';
 select 'french_accents_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"eleve"' order by rowid)), '') = '301';
 select 'french_elision', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ecole"' order by rowid)), '') = '301';
@@ -209,6 +244,26 @@ select 'cyrillic_stress_mark', coalesce((select group_concat(rowid) from (select
 select 'cyrillic_stress_mark_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"молоко"' order by rowid)), '') = '314';
 select 'ukrainian_yi_stays', coalesce((select group_concat(rowid) from (select rowid from t where t match '"іжак"' order by rowid)), '') = '';
 select 'ukrainian_yi_stays_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"іжак"' order by rowid)), '') = '';
+select 'eth_and_d_with_stroke', coalesce((select group_concat(rowid) from (select rowid from t where t match '"dakovo" AND "verdur"' order by rowid)), '') = '327';
+select 'eth_and_d_with_stroke_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"dakovo" AND "verdur"' order by rowid)), '') = '327';
+select 'small_capitals', coalesce((select group_concat(rowid) from (select rowid from t where t match '"test"' order by rowid)), '') = '328';
+select 'small_capitals_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"test"' order by rowid)), '') = '328';
+select 'barred_o', coalesce((select group_concat(rowid) from (select rowid from t where t match '"o" AND "u"' order by rowid)), '') = '328';
+select 'barred_o_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"o" AND "u"' order by rowid)), '') = '328';
+select 'thorn_stays', coalesce((select group_concat(rowid) from (select rowid from t where t match '"thorn"' order by rowid)), '') = '';
+select 'thorn_stays_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"thorn"' order by rowid)), '') = '';
+select 'thorn', coalesce((select group_concat(rowid) from (select rowid from t where t match '"Þorn"' order by rowid)), '') = '329';
+select 'thorn_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"Þorn"' order by rowid)), '') = '329';
+select 'persian_ezafe', coalesce((select group_concat(rowid) from (select rowid from t where t match '"پرونده"' order by rowid)), '') = '330';
+select 'persian_ezafe_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"پرونده"' order by rowid)), '') = '330';
+select 'teh_marbuta', coalesce((select group_concat(rowid) from (select rowid from t where t match '"فاطمه"' order by rowid)), '') = '331';
+select 'teh_marbuta_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"فاطمه"' order by rowid)), '') = '331';
+select 'keheh_and_farsi_yeh', coalesce((select group_concat(rowid) from (select rowid from t where t match '"كتاب هاي"' order by rowid)), '') = '332';
+select 'keheh_and_farsi_yeh_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"كتاب هاي"' order by rowid)), '') = '332';
+select 'devanagari_a_aa', coalesce((select group_concat(rowid) from (select rowid from t where t match '"आज"' order by rowid)), '') = '333';
+select 'devanagari_a_aa_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"आज"' order by rowid)), '') = '333';
+select 'bengali_khanda_ta', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ৎকার"' order by rowid)), '') = '334';
+select 'bengali_khanda_ta_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"ৎকার"' order by rowid)), '') = '334';
 select 'arabic_harakat', coalesce((select group_concat(rowid) from (select rowid from t where t match '"العربية"' order by rowid)), '') = '316';
 select 'arabic_harakat_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"العربية"' order by rowid)), '') = '316';
 select 'arabic_tatweel', coalesce((select group_concat(rowid) from (select rowid from t where t match '"عربي"' order by rowid)), '') = '317';
@@ -246,7 +301,7 @@ select 'thai_tone_mark_kept_t3', coalesce((select group_concat(rowid) from (sele
 select 'thai_with_tone_mark', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ง่าย"' order by rowid)), '') = '326';
 select 'thai_with_tone_mark_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"ง่าย"' order by rowid)), '') = '326';
 
--- 4. Word boundaries, script changes and invisible format characters
+-- 4. Word boundaries, script changes and invisible format characters; Persian words joined by a ZWNJ
 select 'korean_particle', coalesce((select group_concat(rowid) from (select rowid from t where t match '"한국어"' order by rowid)), '') = '401';
 select 'korean_particle_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"한국어"' order by rowid)), '') = '401';
 select 'latin_next_to_hangul', coalesce((select group_concat(rowid) from (select rowid from t where t match '"id"' order by rowid)), '') = '402,403';
@@ -261,6 +316,16 @@ select 'soft_hyphen_zwj_zwsp', coalesce((select group_concat(rowid) from (select
 select 'soft_hyphen_zwj_zwsp_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"information"' order by rowid)), '') = '404,405,407';
 select 'zwnj_persian', coalesce((select group_concat(rowid) from (select rowid from t where t match '"میخواهم"' order by rowid)), '') = '406';
 select 'zwnj_persian_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"میخواهم"' order by rowid)), '') = '406';
+select 'zwnj_persian_part', coalesce((select group_concat(rowid) from (select rowid from t where t match '"می"' order by rowid)), '') = '406';
+select 'zwnj_persian_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"می"' order by rowid)), '') = '406';
+select 'zwnj_persian_first_part', coalesce((select group_concat(rowid) from (select rowid from t where t match '"پیش"' order by rowid)), '') = '408';
+select 'zwnj_persian_first_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"پیش"' order by rowid)), '') = '408';
+select 'zwnj_persian_last_part', coalesce((select group_concat(rowid) from (select rowid from t where t match '"فرض"' order by rowid)), '') = '408';
+select 'zwnj_persian_last_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"فرض"' order by rowid)), '') = '408';
+select 'zwnj_persian_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"پیشفرض"' order by rowid)), '') = '408';
+select 'zwnj_persian_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"پیشفرض"' order by rowid)), '') = '408';
+select 'zwnj_persian_whole_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"پیش' || char(8204) || 'فرض"' order by rowid)), '') = '408';
+select 'zwnj_persian_whole_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"پیش' || char(8204) || 'فرض"' order by rowid)), '') = '408';
 
 -- 5. Identifiers, file names, domains, versions, numbers, apostrophes: whole and by parts
 select 'snake_case_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"parse_session_key"' order by rowid)), '') = '501,502';
@@ -269,14 +334,18 @@ select 'snake_case_part', coalesce((select group_concat(rowid) from (select rowi
 select 'snake_case_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"session"' order by rowid)), '') = '501,502';
 select 'camel_case_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"parseSessionKey"' order by rowid)), '') = '501,502';
 select 'camel_case_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"parseSessionKey"' order by rowid)), '') = '501,502';
-select 'camel_case_lower_case_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"parsesessionkey"' order by rowid)), '') = '502';
-select 'camel_case_lower_case_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"parsesessionkey"' order by rowid)), '') = '502';
+select 'camel_case_lower_case_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"parsesessionkey"' order by rowid)), '') = '501,502';
+select 'camel_case_lower_case_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"parsesessionkey"' order by rowid)), '') = '501,502';
 select 'camel_case_inner_parts', coalesce((select group_concat(rowid) from (select rowid from t where t match '"sessionKey"' order by rowid)), '') = '501,502';
 select 'camel_case_inner_parts_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"sessionKey"' order by rowid)), '') = '501,502';
 select 'acronym_camel_part', coalesce((select group_concat(rowid) from (select rowid from t where t match '"server"' order by rowid)), '') = '503';
 select 'acronym_camel_part_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"server"' order by rowid)), '') = '503';
 select 'acronym_camel_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"httpserver"' order by rowid)), '') = '503';
 select 'acronym_camel_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"httpserver"' order by rowid)), '') = '503';
+select 'camel_case_inner_run', coalesce((select group_concat(rowid) from (select rowid from t where t match '"httpResponse"' order by rowid)), '') = '514';
+select 'camel_case_inner_run_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"httpResponse"' order by rowid)), '') = '514';
+select 'snake_case_camel_query', coalesce((select group_concat(rowid) from (select rowid from t where t match '"parse_sessionKey"' order by rowid)), '') = '501,502';
+select 'snake_case_camel_query_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"parse_sessionKey"' order by rowid)), '') = '501,502';
 select 'acronym_plural_whole', coalesce((select group_concat(rowid) from (select rowid from t where t match '"urls"' order by rowid)), '') = '513';
 select 'acronym_plural_whole_t3', coalesce((select group_concat(rowid) from (select rowid from t3 where t3 match '"urls"' order by rowid)), '') = '513';
 select 'acronym_plural_not_cut', coalesce((select group_concat(rowid) from (select rowid from t where t match '"ls"' order by rowid)), '') = '';
@@ -445,7 +514,11 @@ select 'highlight_han_two_chars_t3', (select highlight(t3, 0, '[', ']') from t3 
 select 'highlight_nfd_final_mark', (select highlight(t, 0, '[', ']') from t where t match '"cafe"' and rowid = 101) = '[cafe' || char(769) || '] au lait';
 select 'highlight_emoji_modifier', (select highlight(t, 0, '[', ']') from t where t match '"👍"' and rowid = 902) = 'ship it [👍🏽] today';
 select 'highlight_camel_case_whole', (select highlight(t, 0, '[', ']') from t where t match '"parsesessionkey"' and rowid = 502) = 'call [parseSessionKey] now';
-select 'highlight_camel_case_phrase', (select highlight(t, 0, '[', ']') from t where t match '"parseSession"' and rowid = 502) = 'call [parseSession]Key now';
+-- A query for a run of a word's parts matches one token at the word's first
+-- position, where highlight() sees the whole word (docs/tokenizer.md T13).
+select 'highlight_camel_case_run', (select highlight(t, 0, '[', ']') from t where t match '"parseSession"' and rowid = 502) = 'call [parseSessionKey] now';
+select 'highlight_camel_case_parts_phrase', (select highlight(t, 0, '[', ']') from t where t match '"parse session"' and rowid = 502) = 'call [parseSession]Key now';
+select 'highlight_zwnj_part', (select highlight(t, 0, '[', ']') from t where t match '"فرض"' and rowid = 408) = 'پیش' || char(8204) || '[فرض]';
 select 'highlight_after_invalid_utf8', (select highlight(t, 0, '[', ']') from t where t match '"bar"' and rowid = 801) = CAST(X'666F806F205B6261725D' AS TEXT);
 select 'highlight_umlaut', (select highlight(t, 0, '[', ']') from t where t match '"brucke"' and rowid = 1001) = 'Der Bericht über die [Brücke] in Köln wurde gestern veröffentlicht und sofort überall gelesen.';
 select 'snippet_multibyte', (select snippet(t, 0, '[', ']', '…', 4) from t where t match 'brucke') = '…die [Brücke] in Köln…';
@@ -462,8 +535,9 @@ select 'tokens_trigram_document', sessionsearch_tokens('東京都', 'cjk trigram
 select 'tokens_trigram_query', sessionsearch_tokens('東京都庁', 'cjk trigram', 'query') = '[{"token":"東京都","start":0,"end":9},{"token":"京都庁","start":3,"end":12},{"token":"都","start":6,"end":9},{"token":"庁","start":9,"end":12}]';
 select 'tokens_unigram_query', sessionsearch_tokens('東京都庁', 'cjk unigram', 'query') = sessionsearch_tokens('東京都庁');
 select 'tokens_options_any_case', sessionsearch_tokens('東京都', 'CJK Trigram') = sessionsearch_tokens('東京都', 'cjk trigram');
-select 'tokens_camel_case_document', sessionsearch_tokens('parseSessionKey') = '[{"token":"parsesessionkey","start":0,"end":15},{"token":"parse","start":0,"end":5,"colocated":true},{"token":"session","start":5,"end":12},{"token":"key","start":12,"end":15}]';
-select 'tokens_camel_case_query', sessionsearch_tokens('parseSessionKey', NULL, 'query') = '[{"token":"parse","start":0,"end":5},{"token":"session","start":5,"end":12},{"token":"key","start":12,"end":15}]';
+select 'tokens_camel_case_document', sessionsearch_tokens('parseSessionKey') = '[{"token":"parsesessionkey","start":0,"end":15},{"token":"parse","start":0,"end":5,"colocated":true},{"token":"parsesession","start":0,"end":12,"colocated":true},{"token":"session","start":5,"end":12},{"token":"sessionkey","start":5,"end":15,"colocated":true},{"token":"key","start":12,"end":15}]';
+select 'tokens_snake_case_document', sessionsearch_tokens('parse_session_key') = '[{"token":"parsesessionkey","start":0,"end":17},{"token":"parse","start":0,"end":5,"colocated":true},{"token":"parsesession","start":0,"end":13,"colocated":true},{"token":"session","start":6,"end":13},{"token":"sessionkey","start":6,"end":17,"colocated":true},{"token":"key","start":14,"end":17}]';
+select 'tokens_camel_case_query', sessionsearch_tokens('parseSessionKey', NULL, 'query') = '[{"token":"parsesessionkey","start":0,"end":15}]';
 select 'tokens_sharp_s_offsets', sessionsearch_tokens('Straße') = '[{"token":"strasse","start":0,"end":7}]';
 select 'tokens_final_sigma', json_extract(sessionsearch_tokens('ΟΔΥΣΣΕΥΣ'), '$[0].token') = json_extract(sessionsearch_tokens('οδυσσευς'), '$[0].token');
 select 'tokens_parts', (select group_concat(json_extract(value, '$.token'), ' ') from json_each(sessionsearch_tokens('v1.2.3 1,234.56 can''t report.txt'))) = 'v1 2 3 1 234 56 can t report txt';
