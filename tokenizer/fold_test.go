@@ -225,10 +225,12 @@ func referenceLetter(r rune) string {
 		if head, _, ok := strings.Cut(rest, " WITH "); ok {
 			rest = head
 		} else {
-			for _, p := range []string{"BARRED ", "DOTLESS ", "INSULAR "} {
+			for _, p := range []string{"BARRED ", "DOTLESS ", "INSULAR ", "SCRIPT "} {
 				rest = strings.TrimPrefix(rest, p)
 			}
-			rest = strings.TrimSuffix(strings.TrimSuffix(rest, " BAR"), " DIGRAPH")
+			for _, s := range []string{" BAR", " DIGRAPH", " ROTUNDA"} {
+				rest = strings.TrimSuffix(rest, s)
+			}
 		}
 		if rest == before {
 			return string(r)

@@ -278,6 +278,8 @@ var hardCases = []struct {
 	{"thorn stays", "þorn", "thorn", false},
 	{"thorn with stroke is thorn", "ꝥ", "þ", true},
 	{"ezh stays", "ʒ", "z", false},
+	{"script g", "ɡood", "good", true},
+	{"r rotunda", "ꝛ", "r", true},
 	// T9: Indic sequences that look like a precomposed vowel letter.
 	{"devanagari a + aa", "अाज", "आज", true},
 	{"devanagari aa finds a + aa", "आज", "अाज", true},

@@ -550,15 +550,15 @@ var arabicFolds = map[string]string{
 
 var (
 	latinPair     = regexp.MustCompile(`^LATIN SMALL (?:LETTER|LIGATURE) ([A-Z])([A-Z])$`)
-	latinSuffix   = regexp.MustCompile(`^(LATIN SMALL LETTER .+?) (?:WITH .*|BAR|DIGRAPH)$`)
-	latinPrefix   = regexp.MustCompile(`^LATIN SMALL LETTER (?:BARRED|DOTLESS|INSULAR) (.+)$`)
+	latinSuffix   = regexp.MustCompile(`^(LATIN SMALL LETTER .+?) (?:WITH .*|BAR|DIGRAPH|ROTUNDA)$`)
+	latinPrefix   = regexp.MustCompile(`^LATIN SMALL LETTER (?:BARRED|DOTLESS|INSULAR|SCRIPT) (.+)$`)
 	latinSmallCap = regexp.MustCompile(`^LATIN (?:LETTER SMALL CAPITAL|SMALL CAPITAL LETTER|CAPITAL LETTER) (.+)$`)
 )
 
 // latinLetterFold returns what the Latin letter called name folds to, or
 // nil: the name loses its attachments one at a time (a capital or small
 // capital becomes the small letter; "WITH ...", "BAR", "BARRED", "DOTLESS",
-// "INSULAR", "DIGRAPH" go) until it names another letter, which folds in
+// "INSULAR", "SCRIPT", "ROTUNDA", "DIGRAPH" go) until it names another letter, which folds in
 // turn, or spells two letters (a ligature). Letters named otherwise (schwa,
 // eng, open e, open o, thorn, ezh, turned and reversed letters) are letters
 // of their own and stay.
