@@ -75,7 +75,7 @@ type part struct{ f0, f1, s0, s1 int32 }
 
 // maxRun is the most parts a document token joins besides the whole word
 // (docs/tokenizer.md T13): a word of n parts gives at most n*maxRun tokens.
-const maxRun = 8
+const maxRun = 3
 
 // Text returns the folded text of t, valid until the next Tokenize.
 func (o *Output) Text(t Token) []byte {
