@@ -4,15 +4,20 @@ import "unicode/utf8"
 
 // Folding runs before segmentation, over the whole text, so that every pair
 // of canonically or compatibility equivalent texts gives the same folded
-// text and therefore the same tokens (contract points 1 to 4):
+// text and therefore the same tokens (docs/tokenizer.md T2 to T10):
 //
 //   - NFKC_Casefold: NFKC, full case folding, default ignorables removed
 //     (soft hyphen, ZWJ, ZWNJ, variation selectors);
 //   - optional diacritics removed according to the script of the base letter
 //     they sit on (Latin, Greek, Hebrew: all nonspacing marks; Cyrillic:
-//     stress marks and the diaeresis of ё; Arabic: harakat, and the hamza and
-//     madda forms of alef), letters such as ø ł đ ħ ı æ œ spelled out, tatweel
-//     and emoji skin tones removed; marks of every other script stay;
+//     stress marks and the diaeresis of ё; Arabic: harakat, the hamza and
+//     madda forms of alef, the hamza above heh), tatweel and emoji skin tones
+//     removed; marks of every other script stay;
+//   - letters folded to the letters a reader takes them for: decimal digits
+//     to ASCII, Latin letters with attachments (ø ł đ ɵ ᴛ) to their letter and
+//     ligature letters (æ œ) spelled out, Arabic-script variants (ی ک ە ة) to
+//     one letter; Indic letter + vowel sign sequences that look like a
+//     precomposed vowel letter composed to it;
 //   - NFC, so the result is composed (が stays one code point, distinct from か).
 //
 // The generator precomputes the fold of each code point alone; this pass only

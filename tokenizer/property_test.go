@@ -42,8 +42,8 @@ func isNgramOnly(s string) bool {
 }
 
 // TestNgramSubstringExact: a query of n-gram characters, of any length,
-// finds exactly the documents whose folded text contains it (contract
-// point 6), in both modes.
+// finds exactly the documents whose folded text contains it
+// (docs/tokenizer.md T15), in both modes.
 func TestNgramSubstringExact(t *testing.T) {
 	r := rand.New(rand.NewSource(29))
 	checked := 0

@@ -259,7 +259,7 @@ var hardCases = []struct {
 	{"teh marbuta query", "فاطمه", "فاطمة", true},
 	{"sorani rreh", "\u0692", "\u0695", true},
 	{"yeh hamza stays", "مسئله", "مسيله", false},
-	// T8: Latin letters with attachments, small capitals, eth.
+	// T6, T8: Latin letters with attachments, small capitals, letters of their own, eth.
 	{"d with stroke and eth", "Ðakovo", "dakovo", true},
 	{"eth", "verður", "verdur", true},
 	{"dotless j with stroke", "ɟa", "ja", true},

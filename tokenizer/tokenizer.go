@@ -3,17 +3,21 @@
 // folded tokens with byte offsets into the input, and the extension hands
 // them to FTS5.
 //
-// The rules, in the order they run (see ../README.md for examples):
+// The rules, in the order they run (docs/tokenizer.md numbers and explains
+// them, T1 to T17):
 //
 //  1. Fold the whole text (fold.go): NFKC, full case folding, optional
-//     diacritics removed by script, invisible format characters removed, NFC.
+//     diacritics removed by script, invisible format characters removed,
+//     digits, letter variants and Indic sequences folded, NFC (T2 to T10).
 //  2. Split the folded text at Unicode word boundaries (segment.go, UAX #29).
 //  3. Inside a segment, split where a spaced script meets an n-gram script
 //     (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar), and at punctuation:
-//     `snake_case`, `report.txt`, `v1.2.3`, `1,234.56` and `can't` become
-//     their parts at consecutive positions, so a query for the whole is the
-//     phrase of its parts. camelCase parts are split too, and in documents
-//     the whole (`camelcase`) shares the first part's position.
+//     `report.txt`, `v1.2.3`, `1,234.56` and `can't` become their parts at
+//     consecutive positions, so a query for the whole is the phrase of its
+//     parts (T11). camelCase words, words that underscores join and Persian
+//     words that a ZWNJ joins are cut into parts too; a document has the
+//     whole word, each part, and the runs of two or three parts, and a query
+//     has the whole word only, so case never matters (T12 to T14).
 //  4. N-gram scripts are indexed one code point per position, so a query of
 //     any length is a phrase that matches exactly the texts containing it. In
 //     `cjk trigram` mode each position also carries the trigram that starts

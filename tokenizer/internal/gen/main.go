@@ -60,7 +60,7 @@ const (
 	baseMark       = 7 // not a base: a combining mark
 )
 
-// The scripts the tokenizer indexes by substring (n-grams): the contract's list.
+// The scripts the tokenizer indexes by substring (n-grams): docs/tokenizer.md T15.
 var ngramScripts = map[string]bool{"Han": true, "Hiragana": true, "Katakana": true, "Hangul": true,
 	"Thai": true, "Lao": true, "Khmer": true, "Myanmar": true}
 var ngramScriptShort = map[string]bool{"Hani": true, "Hira": true, "Kana": true, "Hang": true,
@@ -439,7 +439,7 @@ func baseClassOf(r rune, gc string) int {
 }
 
 // removableUnder reports whether the combining mark m is an optional
-// diacritic after a base of class base: the policy of contract point 3.
+// diacritic after a base of class base: docs/tokenizer.md T3.
 func removableUnder(m rune, base int) bool {
 	if !isMark(gcOf(m)) || gcOf(m) == "Mc" {
 		return false
