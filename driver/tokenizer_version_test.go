@@ -60,8 +60,8 @@ func TestRebuildFromTokenizerVersion2(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sessionsearch_migrate()") {
 		t.Fatalf("append to a version-2 index: %v, want a refusal that names sessionsearch_migrate()", err)
 	}
-	if v, err := db.Migrate(ctx); err != nil || v != 1 {
-		t.Fatalf("migrate: %d, %v", v, err)
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
 	}
 	if err := db.QueryRow(`SELECT value FROM sessionsearch_meta WHERE key = 'index_version'`).Scan(&built); err != nil || strings.HasPrefix(built, "2.") {
 		t.Fatalf("after migrate, index_version %q, %v", built, err)
