@@ -135,8 +135,17 @@ func (opts Options) Tokenize(src []byte, query bool, o *Output) {
 		}
 		e.ascii(pos, cut)
 		end := k + 1
-		for end < n && !asciiSpace[src[end]] {
-			end++
+		if src[k] == '_' {
+			// Words that underscores join: the general path takes just
+			// them, unless other text follows without a separator.
+			for end < n && (isASCIIWord(src[end]) || src[end] == '_') {
+				end++
+			}
+		}
+		if end < n && (src[end] >= utf8.RuneSelf || src[k] >= utf8.RuneSelf) {
+			for end < n && !asciiSpace[src[end]] {
+				end++
+			}
 		}
 		e.general(cut, end)
 		pos = end
@@ -300,6 +309,14 @@ func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 		return
 	}
+	if cuts&(cuts-1) == 0 {
+		// Two parts, the usual camelCase word: the whole, then the parts.
+		c := int32(i + bits.TrailingZeros64(cuts))
+		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
+		e.tokens = push(e.tokens, f0+int32(i), c-int32(i), int32(i), c, Colocated)
+		e.tokens = push(e.tokens, f0+c, int32(j)-c, c, int32(j), 0)
+		return
+	}
 	parts, prev := e.o.parts[:0], int32(i)
 	for cuts != 0 {
 		c := int32(i + bits.TrailingZeros64(cuts))
@@ -343,11 +360,8 @@ func (e *emitter) asciiLong(i, j int) {
 // sessionkey) finds it. The parts' folded text must be contiguous.
 func (e *emitter) emitParts(parts []part) {
 	n := len(parts)
-	run := func(i, k int, flags int32) {
-		a, b := parts[i], parts[k]
-		e.tokens = push(e.tokens, a.f0, b.f1-a.f0, a.s0, b.s1, flags)
-	}
-	run(0, n-1, 0)
+	first, last := parts[0], parts[n-1]
+	e.tokens = push(e.tokens, first.f0, last.f1-first.f0, first.s0, last.s1, 0)
 	for i, p := range parts {
 		flags := int32(0)
 		if i == 0 {
@@ -356,7 +370,8 @@ func (e *emitter) emitParts(parts []part) {
 		e.tokens = push(e.tokens, p.f0, p.f1-p.f0, p.s0, p.s1, flags)
 		for k := i + 1; k < n && k < i+maxRun; k++ {
 			if i > 0 || k < n-1 {
-				run(i, k, Colocated)
+				q := parts[k]
+				e.tokens = push(e.tokens, p.f0, q.f1-p.f0, p.s0, q.s1, Colocated)
 			}
 		}
 	}
