@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // An OpenClaw agent database, read with plain SELECTs. Which tables and
@@ -160,7 +162,7 @@ func (a *agentDB) session(ctx context.Context, id string) (Session, error) {
 		}
 	}
 	if w.key.String == "" {
-		return Session{Key: DerivedKey(a.agentID, id, ""), CreatedAt: w.createdAt.Int64}, nil
+		return Session{Key: sessionkey.Derived(a.agentID, id, ""), CreatedAt: w.createdAt.Int64}, nil
 	}
 	key := w.key.String
 	current, n, err := a.current(ctx, key)
@@ -169,16 +171,16 @@ func (a *agentDB) session(ctx context.Context, id string) (Session, error) {
 	}
 	if current != id {
 		return Session{
-			Key:       DerivedKey(a.agentID, id, key),
-			SpawnedBy: CanonicalKey(a.agentID, w.spawnedBy.String),
-			ParentKey: CanonicalKey(a.agentID, key),
+			Key:       sessionkey.Derived(a.agentID, id, key),
+			SpawnedBy: sessionkey.Canonical(a.agentID, w.spawnedBy.String),
+			ParentKey: sessionkey.Canonical(a.agentID, key),
 			CreatedAt: w.createdAt.Int64,
 		}, nil
 	}
 	return Session{
-		Key:       CanonicalKey(a.agentID, key),
-		SpawnedBy: CanonicalKey(a.agentID, first(n.spawnedBy, w.spawnedBy)),
-		ParentKey: CanonicalKey(a.agentID, first(n.parent, w.parent)),
+		Key:       sessionkey.Canonical(a.agentID, key),
+		SpawnedBy: sessionkey.Canonical(a.agentID, first(n.spawnedBy, w.spawnedBy)),
+		ParentKey: sessionkey.Canonical(a.agentID, first(n.parent, w.parent)),
 		CreatedAt: firstInt(n.createdAt, w.createdAt),
 	}, nil
 }
@@ -252,7 +254,7 @@ func (a *agentDB) body(text, frame []byte, size sql.NullInt64) ([]byte, error) {
 // at path; it fits PlanOptions.SessionIDs.
 func (im *Importer) AgentDBSessionIDs(path string) ([]string, error) {
 	ctx := context.Background()
-	a, err := im.openAgentDB(ctx, path, DefaultAgentID)
+	a, err := im.openAgentDB(ctx, path, sessionkey.DefaultAgent)
 	if err != nil {
 		return nil, err
 	}

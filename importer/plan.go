@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // SourceKind says how a Source is read.
@@ -47,7 +49,7 @@ func (src Source) fileSession(h header) Session {
 		id = src.SessionID
 	}
 	return Session{
-		Key:       DerivedKey(src.AgentID, id, src.Lineage),
+		Key:       sessionkey.Derived(src.AgentID, id, src.Lineage),
 		ParentKey: src.Lineage,
 		CreatedAt: h.createdAt,
 	}
@@ -163,12 +165,12 @@ func describeFromStore(dir string, srcs []*Source) []Problem {
 }
 
 // agentOf returns the agent id of a directory agents/<agentId>/sessions or
-// agents/<agentId>/agent, else DefaultAgentID.
+// agents/<agentId>/agent, else sessionkey.DefaultAgent.
 func agentOf(dir string) string {
 	if id, ok := agentDir(dir); ok {
 		return id
 	}
-	return DefaultAgentID
+	return sessionkey.DefaultAgent
 }
 
 // agentDir returns the agent id of dir when dir is agents/<agentId>/<sub>

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // storeEntry is the part of a sessions.json entry the importer uses
@@ -60,7 +62,7 @@ func readSessionStore(path, agentID string) (sessionStore, error) {
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return s, fmt.Errorf("entry %q: %w", key, err)
 		}
-		s.add(CanonicalKey(agentID, key), e, agentID)
+		s.add(sessionkey.Canonical(agentID, key), e, agentID)
 	}
 	return s, nil
 }
@@ -68,8 +70,8 @@ func readSessionStore(path, agentID string) (sessionStore, error) {
 func (s sessionStore) add(key string, e storeEntry, agentID string) {
 	live := Session{
 		Key:       key,
-		SpawnedBy: CanonicalKey(agentID, e.SpawnedBy),
-		ParentKey: CanonicalKey(agentID, e.ParentSessionKey),
+		SpawnedBy: sessionkey.Canonical(agentID, e.SpawnedBy),
+		ParentKey: sessionkey.Canonical(agentID, e.ParentSessionKey),
 		CreatedAt: e.SessionStartedAt,
 	}
 	// The first entry naming a file wins, so the result does not depend on

@@ -14,6 +14,7 @@ import (
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // demoQuery is one search of the demo.
@@ -123,7 +124,7 @@ func demoKeysJSON() string {
 		var h struct{ ID string }
 		first, _, _ := strings.Cut(string(data), "\n")
 		if json.Unmarshal([]byte(first), &h) == nil {
-			keys = append(keys, importer.DerivedKey(importer.DefaultAgentID, h.ID, ""))
+			keys = append(keys, sessionkey.Derived(sessionkey.DefaultAgent, h.ID, ""))
 		}
 	}
 	b, _ := json.Marshal(keys) // strings always encode
@@ -148,7 +149,7 @@ func importFixtures(ctx context.Context, db *sql.DB) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		src := importer.Source{Kind: importer.JSONLFile, Path: name, AgentID: importer.DefaultAgentID, SessionID: strings.TrimSuffix(path.Base(name), ".jsonl")}
+		src := importer.Source{Kind: importer.JSONLFile, Path: name, AgentID: sessionkey.DefaultAgent, SessionID: strings.TrimSuffix(path.Base(name), ".jsonl")}
 		err = im.ImportReader(ctx, src, f)
 		f.Close()
 		if err != nil {
