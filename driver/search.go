@@ -10,32 +10,18 @@ import (
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
-// Options are the options of sessions_search and sessions_history, encoded
-// as the options JSON; zero fields take the SQL defaults.
-type Options struct {
-	Caller            string        `json:"caller"`
-	Visibility        string        `json:"visibility,omitempty"` // self, tree (default), agent, all
-	Sandboxed         bool          `json:"sandboxed,omitempty"`
-	SandboxVisibility string        `json:"sandboxVisibility,omitempty"` // spawned (default), all
-	AgentToAgent      *AgentToAgent `json:"agentToAgent,omitempty"`
-}
+// Options are the options every call takes: the caller and its
+// visibility. They and the option types below are sqlfuncs' own, encoded as
+// the options JSON by their struct tags; zero fields take the SQL defaults,
+// and Validate checks a value as the SQL functions will.
+type Options = sqlfuncs.Options
 
 // AgentToAgent lets the "all" visibility reach other agents' sessions.
-type AgentToAgent struct {
-	Enabled bool     `json:"enabled"`
-	Allow   []string `json:"allow"`
-}
+type AgentToAgent = sqlfuncs.AgentToAgent
 
-// SearchOptions are the options of Search.
-type SearchOptions struct {
-	Options
-	Limit        int    `json:"limit,omitempty"`        // 1..25, default 10
-	SessionKey   string `json:"sessionKey,omitempty"`   // search one session
-	SnippetChars int    `json:"snippetChars,omitempty"` // default 300
-	MaxBytes     int    `json:"maxBytes,omitempty"`     // default 32768
-	Prefix       bool   `json:"prefix,omitempty"`       // the last term is a prefix
-	Order        string `json:"order,omitempty"`        // relevance (default) or recent
-}
+// SearchOptions are the options of Search (sqlfuncs.SearchOptionSpecs
+// describes each).
+type SearchOptions = sqlfuncs.SearchOptions
 
 // SearchResult is the answer of Search: the JSON of sessions_search, as
 // sqlfuncs writes it.
@@ -50,15 +36,9 @@ func (db *DB) Search(ctx context.Context, query string, opts SearchOptions) (*Se
 	return &out, callJSON(ctx, db, `SELECT sessions_search(?1, ?2)`, query, opts, &out)
 }
 
-// HistoryOptions are the options of History.
-type HistoryOptions struct {
-	Options
-	Limit        int    `json:"limit,omitempty"`     // 1..1000, default 200
-	MessageID    string `json:"messageId,omitempty"` // a window around this message
-	IncludeTools bool   `json:"includeTools,omitempty"`
-	MaxChars     int    `json:"maxChars,omitempty"` // per text, default 4000
-	MaxBytes     int    `json:"maxBytes,omitempty"` // default 81920
-}
+// HistoryOptions are the options of History (sqlfuncs.HistoryOptionSpecs
+// describes each).
+type HistoryOptions = sqlfuncs.HistoryOptions
 
 // History is the answer of History, the JSON of sessions_history as
 // sqlfuncs writes it: the active path, oldest first.

@@ -97,7 +97,7 @@ func TestSearchHiddenSessionsNeverCounted(t *testing.T) {
 	}
 	// all + agentToAgent reaches the other agent.
 	all := driver.Options{Caller: "agent:main:main", Visibility: "all",
-		AgentToAgent: &driver.AgentToAgent{Enabled: true, Allow: []string{"main", "o*"}}}
+		AgentToAgent: driver.AgentToAgent{Enabled: true, Allow: []string{"main", "o*"}}}
 	if res = w.search("papaya", driver.SearchOptions{Options: all, Limit: 25}); len(res.Results) != 25 || !res.Truncated {
 		t.Fatalf("visibility all with agentToAgent allow [main o*] finds %v", keys(res))
 	}

@@ -249,6 +249,12 @@ void ss_set_auxdata(sqlite3_context *ctx, int i, uintptr_t handle) {
   sqlite3_set_auxdata(ctx, i, box, ss_aux_free);
 }
 
+static const char ss_visible_type[] = "sessionsearch_visible";
+int ss_bind_visible(sqlite3_stmt *s, int i, uintptr_t handle) {
+  return sqlite3_bind_pointer(s, i, (void *)handle, ss_visible_type, 0);
+}
+uintptr_t ss_value_visible(sqlite3_value *v) { return (uintptr_t)sqlite3_value_pointer(v, ss_visible_type); }
+
 int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const char **errmsg) {
   int rc = sqlite3_prepare_v2(db, sql, n, stmt, 0);
   if (rc != SQLITE_OK) *errmsg = sqlite3_errmsg(db);

@@ -50,6 +50,10 @@ sqlite3_int64 ss_value_int64(sqlite3_value *v);
 double ss_value_double(sqlite3_value *v);
 void *ss_get_auxdata(sqlite3_context *ctx, int i);
 void ss_set_auxdata(sqlite3_context *ctx, int i, uintptr_t handle);
+/* A Go handle bound as an SQL pointer value of type "sessionsearch_visible"
+   (sqlite3_bind_pointer): SQL sees NULL, only session_visible reads it. */
+int ss_bind_visible(sqlite3_stmt *s, int i, uintptr_t handle);
+uintptr_t ss_value_visible(sqlite3_value *v);
 
 int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const char **errmsg);
 int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n);

@@ -243,7 +243,7 @@ func fnMatch(c *call) error {
 		}
 		prefix = v != 0
 	}
-	expr, err := sqlfuncs.MatchExpr(c.name, c.text(0), prefix, hasTokens)
+	expr, err := sqlfuncs.MatchExpr(c.text(0), prefix, hasTokens)
 	if err != nil {
 		return err
 	}

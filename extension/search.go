@@ -1,9 +1,16 @@
 package extension
 
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
 import (
-	"encoding/json"
 	"fmt"
+	"runtime/cgo"
 	"strings"
+	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
@@ -11,44 +18,28 @@ import (
 )
 
 // Search and history: the rules are in package sqlfuncs; these functions
-// run them over the store.
+// run them over the store. Visibility takes one path: options → Policy
+// (sqlfuncs) → the connection's cached decision for that policy → the rule
+// (Policy.VisibleSet). sessions_search hands its decision to the
+// session_visible call of its SELECT as an SQL pointer value, so the SELECT
+// filters with the very policy the options gave, not a copy re-encoded.
 
-// visibleCache is one caller's visibility, kept for the rest of the
-// statement on session_visible's caller argument.
-type visibleCache struct {
-	caller, options string
-	visible         func(target string) bool
-}
-
-// visibilityCache is the last caller's visibility on a connection, valid
-// while the database is unchanged.
+// visibilityCache is the last decision on a connection, by its policy's
+// Key, valid while the database is unchanged.
 type visibilityCache struct {
-	caller, options string
-	version         [2]int64
-	fn              func(string) bool
+	key     string
+	version [2]int64
+	fn      func(string) bool
 }
 
-// visibility returns the visibility of caller under the visibility options
-// js, reading the sessions it needs from the store; the connection keeps the
-// last one while the database does not change.
-func visibility(c *call, db conn, fn, caller, js string) (func(string) bool, error) {
+// visibility returns the decision of a policy, reading the sessions it
+// needs from the store; the connection keeps the last one while the
+// database does not change.
+func visibility(c *call, db conn, policy sqlfuncs.Policy) (func(string) bool, error) {
 	cache := &c.state.visible
-	version := db.version()
-	if cache.fn != nil && cache.caller == caller && cache.options == js && cache.version == version {
+	key, version := policy.Key(), db.version()
+	if cache.fn != nil && cache.key == key && cache.version == version {
 		return cache.fn, nil
-	}
-	visible, err := computeVisibility(db, fn, caller, js)
-	if err != nil {
-		return nil, err
-	}
-	cache.caller, cache.options, cache.version, cache.fn = caller, js, version, visible
-	return visible, nil
-}
-
-func computeVisibility(db conn, fn, caller, js string) (func(string) bool, error) {
-	policy, err := sqlfuncs.ParseVisibilityOptions(fn, caller, js)
-	if err != nil {
-		return nil, err
 	}
 	var forest *sqlfuncs.Forest
 	if policy.NeedsForest() {
@@ -62,27 +53,46 @@ func computeVisibility(db conn, fn, caller, js string) (func(string) bool, error
 			FROM tree JOIN sessions s ON s.session_key = tree.key`, func(s *stmt) error {
 			rows = append(rows, sqlfuncs.SessionLinks{Key: s.text(0), SpawnedBy: s.text(1), ParentKey: s.text(2)})
 			return nil
-		}, caller)
+		}, policy.Caller())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fn, err)
+			return nil, err
 		}
 		forest = sqlfuncs.NewForest(rows)
 	}
-	return policy.VisibleSet(forest), nil
+	visible := policy.VisibleSet(forest)
+	*cache = visibilityCache{key, version, visible}
+	return visible, nil
+}
+
+// visibleCache is one caller's visibility, kept for the rest of the
+// statement on session_visible's caller argument.
+type visibleCache struct {
+	caller, options string
+	visible         func(target string) bool
 }
 
 // fnSessionVisible: session_visible(caller_key, target_key [, options_json])
-// → 1 or 0. The caller's visibility is computed once per statement.
+// → 1 or 0. The caller's visibility is computed once per statement. Inside
+// sessions_search the options argument is the search's own decision, bound
+// as a pointer (boundVisible).
 func fnSessionVisible(c *call) error {
 	if err := c.argCount(2, 3, "(caller_key, target_key [, options_json])"); err != nil {
 		return err
 	}
 	caller, target, js := c.text(0), c.text(1), c.text(2)
+	if visible := c.boundVisible(2); visible != nil {
+		c.resultInt(boolInt(visible(target)))
+		return nil
+	}
 	if cached, ok := c.auxdata(0).(*visibleCache); ok && cached.caller == caller && cached.options == js {
 		c.resultInt(boolInt(cached.visible(target)))
 		return nil
 	}
-	visible, err := visibility(c, c.conn(), c.name, caller, js)
+	policy, err := sqlfuncs.ParseVisibilityOptions(caller, js)
+	if err != nil {
+		return err
+	}
+	visible, err := visibility(c, c.conn(), policy)
 	if err != nil {
 		return err
 	}
@@ -91,32 +101,47 @@ func fnSessionVisible(c *call) error {
 	return nil
 }
 
-// visibilityJSON is the options object of session_visible for the common
-// options of sessions_search and sessions_history.
-func visibilityJSON(o sqlfuncs.CommonOptions) string {
-	m := map[string]any{"visibility": o.Visibility, "sandboxed": o.Sandboxed, "sandboxVisibility": o.SandboxVisibility}
-	if o.AgentToAgent.Enabled || len(o.AgentToAgent.Allow) > 0 {
-		allow := o.AgentToAgent.Allow
-		if allow == nil {
-			allow = []string{}
-		}
-		m["agentToAgent"] = map[string]any{"enabled": o.AgentToAgent.Enabled, "allow": allow}
+// bindVisible binds a visibility decision to parameter name of s as an SQL
+// pointer value; release after the statement is finalized.
+func (s *stmt) bindVisible(name string, visible func(string) bool) (release func(), err error) {
+	cname := C.CString(name)
+	i := C.ss_bind_parameter_index(s.s, cname)
+	C.free(unsafe.Pointer(cname))
+	h := cgo.NewHandle(visible)
+	if rc := C.ss_bind_visible(s.s, i, C.uintptr_t(h)); i == 0 || rc != sqliteOK {
+		h.Delete()
+		return nil, fmt.Errorf("bind %s: no such parameter or rc %d", name, rc)
 	}
-	b, _ := json.Marshal(m)
-	return string(b)
+	return h.Delete, nil
+}
+
+// boundVisible returns the decision bound to argument i by bindVisible, or
+// nil when the argument is not such a pointer.
+func (c *call) boundVisible(i int) func(string) bool {
+	if i >= len(c.args) {
+		return nil
+	}
+	h := C.ss_value_visible(c.args[i])
+	if h == 0 {
+		return nil
+	}
+	return cgo.Handle(h).Value().(func(string) bool)
 }
 
 // SearchSQL is the single SELECT behind sessions_search, the one the README
 // shows: named parameters :query and :prefix (as sessions_match takes them),
-// :session (one session key, or NULL), :caller and :options (as
-// session_visible takes them), :limit and :snippet_chars. Rows: session key,
-// message id, role, timestamp, snippet, score, best first.
+// :session (one session key, or NULL), :after and :before (epoch
+// milliseconds, or NULL: messages strictly between them), :caller and
+// :options (as session_visible takes them), :limit and :snippet_chars. Rows:
+// session key, message id, role, timestamp, snippet, score, best first.
 const SearchSQL = `WITH hits AS MATERIALIZED (
   SELECT m.rowid, m.session_key, m.message_id, m.role, m.timestamp, -f.rank AS score
   FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
   WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
     AND NOT m.pending
     AND (:session IS NULL OR m.session_key = :session)
+    AND (:after IS NULL OR m.timestamp > :after)
+    AND (:before IS NULL OR m.timestamp < :before)
     AND session_visible(:caller, m.session_key, :options)
   ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid
   LIMIT :limit)
@@ -134,41 +159,30 @@ var recentSQL = strings.NewReplacer(
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
 func fnSessionsSearch(c *call) error {
-	opts, err := sqlfuncs.ParseSearchOptions(c.name, c.text(1))
+	opts, err := sqlfuncs.ParseSearchOptions(c.text(1))
 	if err != nil {
 		return err
 	}
-	expr, err := sqlfuncs.MatchExpr(c.name, c.text(0), opts.Prefix, hasTokens)
+	expr, err := sqlfuncs.MatchExpr(c.text(0), opts.Prefix, hasTokens)
 	if err != nil {
 		return err
 	}
 	db := c.conn()
-	vis := visibilityJSON(opts.CommonOptions)
-	visible, err := visibility(c, db, c.name, opts.Caller, vis)
+	visible, err := visibility(c, db, opts.Policy())
 	if err != nil {
 		return err
 	}
 	var session any
 	if opts.SessionKey != "" {
 		if !visible(opts.SessionKey) || !sessionExists(db, opts.SessionKey) {
-			return fmt.Errorf("%s: no session %q visible to %q", c.name, opts.SessionKey, opts.Caller)
+			return fmt.Errorf("no session %q visible to %q", opts.SessionKey, opts.Caller)
 		}
 		session = opts.SessionKey
 	}
-	query := SearchSQL
-	if opts.Order == sqlfuncs.OrderRecent {
-		query = recentSQL
-	}
 	var results []sqlfuncs.SearchHit
 	if expr != sqlfuncs.MatchNothing {
-		err = db.query(query, func(s *stmt) error {
-			results = append(results, sqlfuncs.SearchHit{SessionKey: s.text(0), MessageID: s.text(1),
-				Role: s.text(2), Timestamp: s.int(3), Snippet: s.text(4), Score: s.float(5)})
-			return nil
-		}, named{":query": c.text(0), ":prefix": opts.Prefix, ":session": session, ":caller": opts.Caller,
-			":options": vis, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
+		if results, err = searchHits(db, c.text(0), opts, session, visible); err != nil {
+			return err
 		}
 	}
 	truncated := len(results) > opts.Limit
@@ -177,10 +191,38 @@ func fnSessionsSearch(c *call) error {
 	}
 	indexing, err := anyPendingVisible(db, session, visible)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
+		return err
 	}
 	c.resultBytes(sqlfuncs.SearchJSON(results, indexing, truncated, opts.MaxBytes))
 	return nil
+}
+
+// searchHits runs SearchSQL (or recentSQL) for up to Limit+1 hits, the one
+// more telling whether the results were cut. :options is the search's
+// visibility decision itself, as a pointer value.
+func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, session any, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
+	sql := SearchSQL
+	if opts.Order == sqlfuncs.OrderRecent {
+		sql = recentSQL
+	}
+	s, err := db.prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	defer s.finalize()
+	release, err := s.bindVisible(":options", visible)
+	if err != nil {
+		return nil, err
+	}
+	defer release() // after finalize: deferred calls run last first
+	var hits []sqlfuncs.SearchHit
+	err = s.each(func(s *stmt) error {
+		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.text(0), MessageID: s.text(1),
+			Role: s.text(2), Timestamp: s.int(3), Snippet: s.text(4), Score: s.float(5)})
+		return nil
+	}, named{":query": query, ":prefix": opts.Prefix, ":session": session, ":after": opts.SQLAfter(), ":before": opts.SQLBefore(),
+		":caller": opts.Caller, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
+	return hits, err
 }
 
 func sessionExists(db conn, key string) bool {
@@ -204,12 +246,12 @@ func anyPendingVisible(db conn, session any, visible func(string) bool) (bool, e
 // fnSessionsHistory: sessions_history(session_key, options_json) → JSON.
 func fnSessionsHistory(c *call) error {
 	key := c.text(0)
-	opts, err := sqlfuncs.ParseHistoryOptions(c.name, c.text(1))
+	opts, err := sqlfuncs.ParseHistoryOptions(c.text(1))
 	if err != nil {
 		return err
 	}
 	db := c.conn()
-	visible, err := visibility(c, db, c.name, opts.Caller, visibilityJSON(opts.CommonOptions))
+	visible, err := visibility(c, db, opts.Policy())
 	if err != nil {
 		return err
 	}
@@ -217,17 +259,17 @@ func fnSessionsHistory(c *call) error {
 	if visible(key) {
 		if err := db.query(`SELECT sid, pending FROM sessionsearch_sessions WHERE session_key = ?1`,
 			func(s *stmt) error { sid, pending = s.int(0), s.int(1); return nil }, key); err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
+			return err
 		}
 	}
 	if sid < 0 {
 		// Missing and hidden sessions are one error: the caller learns
 		// nothing about sessions it cannot see.
-		return fmt.Errorf("%s: no session %q visible to %q", c.name, key, opts.Caller)
+		return fmt.Errorf("no session %q visible to %q", key, opts.Caller)
 	}
 	path, err := activePath(db, key, sid, pending != 0)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
+		return err
 	}
 	res := sqlfuncs.HistoryWindow(key, path, opts, func(s string) string {
 		out, _ := redact.Text(s)

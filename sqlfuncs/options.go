@@ -6,16 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 )
 
-// The options argument of sessions_search, sessions_history and
-// session_visible is a JSON object. Parsing is strict, because an agent that
-// misspells an option or sends "10" for 10 should learn it from the error
-// instead of silently getting defaults:
+// The options of sessions_search, sessions_history and session_visible are
+// one Go type each (SearchOptions, HistoryOptions, Options), encoded as a
+// JSON object by their struct tags and described, option by option, by the
+// tables below (SearchOptionSpecs, HistoryOptionSpecs). The tables are the
+// parser: every range, allowed value and default is stated there once, and
+// CLI flags (OptionSpec.Flag) and MCP input schemas (OptionSpecs.Schema) are
+// built from them.
+//
+// Parsing is strict, because an agent that misspells an option or sends "10"
+// for 10 should learn it from the error instead of silently getting
+// defaults:
 //
 //   - SQL NULL, an empty string and the JSON literal null mean "no options".
 //   - Anything else must be one JSON object with nothing after it.
@@ -25,12 +35,17 @@ import (
 //   - Integers are integer literals: 10.0, 1e1 and "10" are errors.
 //   - Strings that name something (caller, sessionKey, messageId) must not
 //     be empty.
+//   - Times (after, before) are epoch milliseconds or RFC 3339 strings.
 //
-// Errors name the function, the option, what is allowed and the bad value,
-// for example `sessions_search: limit must be an integer 1..25, got 40`.
-// Problems are reported in this order: malformed JSON, unknown or repeated
-// names (first in the text), then the values in the order of the option
-// tables below.
+// Errors name the option, what is allowed and the bad value, for example
+// `limit must be an integer 1..25, got 40`; the SQL dispatcher puts the
+// function's name in front. Problems are reported in this order: malformed
+// JSON, unknown or repeated names (first in the text), then the values in
+// the order of the tables.
+//
+// A Go value follows the same rules with one difference: a zero field means
+// "absent" and takes its default, so SearchOptions{Options: Options{Caller:
+// "agent:main:main"}} is valid; Validate checks the other fields.
 
 // Orders of sessions_search results.
 const (
@@ -38,109 +53,157 @@ const (
 	OrderRecent    = "recent"
 )
 
-// intOption is an integer option's range and default.
-type intOption struct{ min, max, def int }
+// Options are the options every function takes: who asks, and what it may
+// see (visibility.go). session_visible takes them without Caller, which is
+// its first argument.
+type Options struct {
+	Caller            string       `json:"caller"`
+	Visibility        string       `json:"visibility,omitempty"`        // self, tree (default), agent, all
+	Sandboxed         bool         `json:"sandboxed,omitempty"`         // the caller runs in a sandbox
+	SandboxVisibility string       `json:"sandboxVisibility,omitempty"` // spawned (default), all
+	AgentToAgent      AgentToAgent `json:"agentToAgent,omitzero"`       // other agents, under "all"
+}
 
-// Ranges of the integer options. The contract fixes the limits and the
-// defaults; the other bounds are ours: at least enough for one useful
-// character or an empty result envelope, at most well beyond any agent's
-// context window, so a typo such as maxBytes 3276800000 is caught.
-var (
-	searchLimit     = intOption{1, 25, 10}
-	searchSnippet   = intOption{1, 4000, 300}
-	searchMaxBytes  = intOption{256, 1 << 20, 32768}
-	historyLimit    = intOption{1, 1000, 200}
-	historyMaxChars = intOption{1, 100000, 4000}
-	historyMaxBytes = intOption{256, 4 << 20, 81920}
-)
-
-var (
-	commonOptionNames  = []string{"caller", "visibility", "sandboxed", "sandboxVisibility", "agentToAgent"}
-	searchOptionNames  = slices.Concat(commonOptionNames, []string{"limit", "sessionKey", "snippetChars", "maxBytes", "prefix", "order"})
-	historyOptionNames = slices.Concat(commonOptionNames, []string{"limit", "messageId", "includeTools", "maxChars", "maxBytes"})
-	visibleOptionNames = commonOptionNames[1:]
-	a2aOptionNames     = []string{"enabled", "allow"}
-)
-
-// CommonOptions are the visibility options every function takes.
-type CommonOptions struct {
-	Caller            string
-	Visibility        string
-	Sandboxed         bool
-	SandboxVisibility string
-	AgentToAgent      AgentToAgent
+// AgentToAgent is the cross-agent part of the "all" visibility.
+type AgentToAgent struct {
+	Enabled bool     `json:"enabled"`
+	Allow   []string `json:"allow"` // agent id patterns: "*", globs, ids
 }
 
 // SearchOptions are the options of sessions_search.
 type SearchOptions struct {
-	CommonOptions
-	Limit        int
-	SessionKey   string // empty: every visible session
-	SnippetChars int
-	MaxBytes     int
-	Prefix       bool
-	Order        string
+	Options
+	Limit        int       `json:"limit,omitempty"`
+	SessionKey   string    `json:"sessionKey,omitempty"` // empty: every visible session
+	SnippetChars int       `json:"snippetChars,omitempty"`
+	MaxBytes     int       `json:"maxBytes,omitempty"`
+	Prefix       bool      `json:"prefix,omitempty"`
+	Order        string    `json:"order,omitempty"`
+	After        time.Time `json:"after,omitzero"`  // zero: no lower bound
+	Before       time.Time `json:"before,omitzero"` // zero: no upper bound
 }
 
 // HistoryOptions are the options of sessions_history.
 type HistoryOptions struct {
-	CommonOptions
-	Limit        int
-	MessageID    string // empty: the newest messages
-	IncludeTools bool
-	MaxChars     int
-	MaxBytes     int
+	Options
+	Limit        int    `json:"limit,omitempty"`
+	MessageID    string `json:"messageId,omitempty"` // empty: the newest messages
+	IncludeTools bool   `json:"includeTools,omitempty"`
+	MaxChars     int    `json:"maxChars,omitempty"`
+	MaxBytes     int    `json:"maxBytes,omitempty"`
 }
 
-func defaultCommonOptions() CommonOptions {
-	return CommonOptions{Visibility: VisibilityTree, SandboxVisibility: SandboxSpawned}
+// OptionType is the JSON type of an option.
+type OptionType string
+
+// The option types. A time is an integer of epoch milliseconds or an RFC
+// 3339 string; an object's members are described by its Fields.
+const (
+	TypeString  OptionType = "string"
+	TypeInteger OptionType = "integer"
+	TypeBoolean OptionType = "boolean"
+	TypeStrings OptionType = "array" // of strings
+	TypeTime    OptionType = "time"
+	TypeObject  OptionType = "object"
+)
+
+// OptionSpec describes one option: its JSON name and type, its range or
+// allowed values, its default and its help. Name is the JSON name of the
+// option's field in the options type (its struct tag).
+type OptionSpec struct {
+	Name     string
+	Type     OptionType
+	Min, Max int64       // TypeInteger; TypeTime in epoch milliseconds
+	Enum     []string    // TypeString: the allowed values; nil: any non-empty string
+	Default  any         // int, string or bool; nil: none
+	Required bool        // no default: the option must be given
+	Help     string      // a placeholder may be marked in backquotes, as package flag does
+	Example  string      // TypeObject: a JSON example, for its error message
+	Fields   OptionSpecs // TypeObject: the members
 }
 
-// ParseSearchOptions parses the options of sessions_search (fn names the SQL
-// function in errors). caller is required. Defaults: limit 10 (1..25),
-// snippetChars 300 (1..4000), maxBytes 32768 (256..1048576), order
-// "relevance" ("relevance" or "recent"), prefix false, no sessionKey.
-func ParseSearchOptions(fn, js string) (SearchOptions, error) {
-	o := SearchOptions{
-		CommonOptions: defaultCommonOptions(),
-		Limit:         searchLimit.def,
-		SnippetChars:  searchSnippet.def,
-		MaxBytes:      searchMaxBytes.def,
-		Order:         OrderRelevance,
+// OptionSpecs are the options of one function, in the order they are
+// checked.
+type OptionSpecs []OptionSpec
+
+// Times are limited to four-digit years, as RFC 3339 writes them.
+var (
+	minTime = time.UnixMilli(0).UTC()
+	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
+)
+
+var (
+	agentToAgentSpecs = OptionSpecs{
+		{Name: "enabled", Type: TypeBoolean, Default: false, Help: "let the caller see other agents' sessions under visibility all"},
+		{Name: "allow", Type: TypeStrings, Help: "agent id patterns (`*`, globs with *, or ids) that both agents must match"},
 	}
-	r := readOptions(fn, js, searchOptionNames)
-	r.common(&o.CommonOptions)
-	r.integer("limit", searchLimit, &o.Limit)
-	r.name("sessionKey", &o.SessionKey)
-	r.integer("snippetChars", searchSnippet, &o.SnippetChars)
-	r.integer("maxBytes", searchMaxBytes, &o.MaxBytes)
-	r.boolean("prefix", &o.Prefix)
-	r.oneOf("order", &o.Order, OrderRelevance, OrderRecent)
-	if r.err != nil {
-		return SearchOptions{}, r.err
+	// visibilitySpecs are the Options other than Caller, the options of
+	// session_visible.
+	visibilitySpecs = OptionSpecs{
+		{Name: "visibility", Type: TypeString, Enum: []string{VisibilitySelf, VisibilityTree, VisibilityAgent, VisibilityAll}, Default: VisibilityTree,
+			Help: "which sessions the caller sees: itself (self), those it spawned and, for an agent's main session, its agent's (tree), its agent's (agent), or also other agents' with agentToAgent (all)"},
+		{Name: "sandboxed", Type: TypeBoolean, Default: false, Help: "the caller runs in a sandbox"},
+		{Name: "sandboxVisibility", Type: TypeString, Enum: []string{SandboxSpawned, SandboxAll}, Default: SandboxSpawned,
+			Help: "what a sandboxed caller sees: only the sessions it spawned (spawned), or what its visibility says (all)"},
+		{Name: "agentToAgent", Type: TypeObject, Fields: agentToAgentSpecs, Example: `{"enabled":true,"allow":["*"]}`,
+			Help: "cross-agent access under visibility all"},
+	}
+	commonSpecs = append(OptionSpecs{
+		{Name: "caller", Type: TypeString, Required: true, Help: "the session `key` of the session that asks; the answer is what it may see"},
+	}, visibilitySpecs...)
+
+	// The contract fixes the limits and the defaults; the other bounds are
+	// ours: at least enough for one useful character or an empty result
+	// envelope, at most well beyond any agent's context window, so a typo
+	// such as maxBytes 3276800000 is caught.
+	searchSpecs = append(slices.Clone(commonSpecs), OptionSpecs{
+		{Name: "limit", Type: TypeInteger, Min: 1, Max: 25, Default: 10, Help: "at most `n` results"},
+		{Name: "sessionKey", Type: TypeString, Help: "search only the session with this `key`"},
+		{Name: "snippetChars", Type: TypeInteger, Min: 1, Max: 4000, Default: 300, Help: "the longest snippet in `characters`"},
+		{Name: "maxBytes", Type: TypeInteger, Min: 256, Max: 1 << 20, Default: 32768, Help: "the longest JSON answer in `bytes`"},
+		{Name: "prefix", Type: TypeBoolean, Default: false, Help: "match the last query term as a prefix"},
+		{Name: "order", Type: TypeString, Enum: []string{OrderRelevance, OrderRecent}, Default: OrderRelevance, Help: "best first (relevance) or newest first (recent)"},
+		{Name: "after", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written after this `time`"},
+		{Name: "before", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written before this `time`"},
+	}...)
+	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
+		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
+		{Name: "messageId", Type: TypeString, Help: "a window around the message with this `id` instead of the newest messages"},
+		{Name: "includeTools", Type: TypeBoolean, Default: false, Help: "also return tool results"},
+		{Name: "maxChars", Type: TypeInteger, Min: 1, Max: 100000, Default: 4000, Help: "the longest text of a message in `characters`"},
+		{Name: "maxBytes", Type: TypeInteger, Min: 256, Max: 4 << 20, Default: 81920, Help: "the longest JSON answer in `bytes`"},
+	}...)
+)
+
+// SearchOptionSpecs describes the options of sessions_search.
+func SearchOptionSpecs() OptionSpecs { return slices.Clone(searchSpecs) }
+
+// HistoryOptionSpecs describes the options of sessions_history.
+func HistoryOptionSpecs() OptionSpecs { return slices.Clone(historySpecs) }
+
+// VisibilityOptionSpecs describes the options of session_visible: those of
+// Options but the caller.
+func VisibilityOptionSpecs() OptionSpecs { return slices.Clone(visibilitySpecs) }
+
+// ParseSearchOptions parses the options of sessions_search, with the
+// defaults of SearchOptionSpecs for what is absent.
+func ParseSearchOptions(js string) (SearchOptions, error) {
+	var o SearchOptions
+	if err := searchSpecs.parse(js, &o); err != nil {
+		return SearchOptions{}, err
+	}
+	if err := o.checkTimes(); err != nil {
+		return SearchOptions{}, err
 	}
 	return o, nil
 }
 
-// ParseHistoryOptions parses the options of sessions_history. caller is
-// required. Defaults: limit 200 (1..1000), maxChars 4000 (1..100000),
-// maxBytes 81920 (256..4194304), includeTools false, no messageId.
-func ParseHistoryOptions(fn, js string) (HistoryOptions, error) {
-	o := HistoryOptions{
-		CommonOptions: defaultCommonOptions(),
-		Limit:         historyLimit.def,
-		MaxChars:      historyMaxChars.def,
-		MaxBytes:      historyMaxBytes.def,
-	}
-	r := readOptions(fn, js, historyOptionNames)
-	r.common(&o.CommonOptions)
-	r.integer("limit", historyLimit, &o.Limit)
-	r.name("messageId", &o.MessageID)
-	r.boolean("includeTools", &o.IncludeTools)
-	r.integer("maxChars", historyMaxChars, &o.MaxChars)
-	r.integer("maxBytes", historyMaxBytes, &o.MaxBytes)
-	if r.err != nil {
-		return HistoryOptions{}, r.err
+// ParseHistoryOptions parses the options of sessions_history, with the
+// defaults of HistoryOptionSpecs for what is absent.
+func ParseHistoryOptions(js string) (HistoryOptions, error) {
+	var o HistoryOptions
+	if err := historySpecs.parse(js, &o); err != nil {
+		return HistoryOptions{}, err
 	}
 	return o, nil
 }
@@ -149,39 +212,327 @@ func ParseHistoryOptions(fn, js string) (HistoryOptions, error) {
 // session_visible(caller, target [, options]) and returns the caller's
 // Policy. The caller is the first argument, so a "caller" option is an error
 // rather than a second, possibly different, answer to the same question.
-func ParseVisibilityOptions(fn, caller, js string) (Policy, error) {
+func ParseVisibilityOptions(caller, js string) (Policy, error) {
 	if caller == "" {
-		return Policy{}, fmt.Errorf("%s: caller must be a non-empty session key", fn)
+		return Policy{}, errors.New("caller must be a non-empty session key")
 	}
-	o := defaultCommonOptions()
-	o.Caller = caller
-	r := readOptions(fn, js, visibleOptionNames)
-	r.visibility(&o)
-	if r.err != nil {
-		return Policy{}, r.err
+	o := Options{Caller: caller}
+	if err := visibilitySpecs.parse(js, &o); err != nil {
+		return Policy{}, err
 	}
 	return o.Policy(), nil
 }
 
-// optionReader decodes one JSON object option by option. The first error
-// sticks and makes every later call a no-op, so parsers read as a list.
-type optionReader struct {
-	fn     string
-	prefix string // "agentToAgent." inside the nested object
-	values map[string]json.RawMessage
-	order  []string // names in the order written
-	err    error
+// Validate checks a Go value against the table: zero fields are absent and
+// take their defaults, the others must be what the JSON could say.
+func (o SearchOptions) Validate() error {
+	if err := searchSpecs.validate(&o); err != nil {
+		return err
+	}
+	return o.checkTimes()
 }
 
-func readOptions(fn, js string, known []string) *optionReader {
-	r := &optionReader{fn: fn}
-	r.values, r.order, r.err = parseObject(js)
-	if r.err != nil {
-		r.err = fmt.Errorf("%s: options must be a JSON object: %w", fn, r.err)
-		return r
+// Validate checks a Go value against the table, as SearchOptions.Validate.
+func (o HistoryOptions) Validate() error { return historySpecs.validate(&o) }
+
+// checkTimes rejects a time range that ends before it starts.
+func (o SearchOptions) checkTimes() error {
+	if !o.After.IsZero() && !o.Before.IsZero() && !o.After.Before(o.Before) {
+		return &OptionError{Option: "after", Want: "earlier than before", Value: showTime(o.After) + " and before " + showTime(o.Before)}
 	}
-	r.rejectUnknown(known)
-	return r
+	return nil
+}
+
+// SQLAfter and SQLBefore are the bounds of the search's time range as the
+// search SQL takes them: epoch milliseconds, nil for none. A message is in
+// the range when after < timestamp < before; times between two milliseconds
+// keep that meaning for whole-millisecond timestamps (after rounds down,
+// before rounds up).
+func (o SearchOptions) SQLAfter() any {
+	if o.After.IsZero() {
+		return nil
+	}
+	return o.After.UnixMilli()
+}
+
+// SQLBefore: see SQLAfter.
+func (o SearchOptions) SQLBefore() any {
+	if o.Before.IsZero() {
+		return nil
+	}
+	ms := o.Before.UnixMilli()
+	if o.Before.After(time.UnixMilli(ms)) {
+		ms++
+	}
+	return ms
+}
+
+func showTime(t time.Time) string { return strconv.Quote(t.UTC().Format(time.RFC3339Nano)) }
+
+// OptionError is a bad option value: the option (inside an object, as
+// "agentToAgent.allow"), what it must be, and the value as given, in JSON.
+type OptionError struct {
+	Option string
+	Want   string
+	Value  string
+}
+
+func (e *OptionError) Error() string { return e.Option + " must be " + e.Want + ", got " + e.Value }
+
+// Lookup returns the option called name.
+func (specs OptionSpecs) Lookup(name string) (OptionSpec, bool) {
+	i := slices.IndexFunc(specs, func(s OptionSpec) bool { return s.Name == name })
+	if i < 0 {
+		return OptionSpec{}, false
+	}
+	return specs[i], true
+}
+
+// Select returns the options called names, in that order. Asking for an
+// option that does not exist is a programming error: it panics.
+func (specs OptionSpecs) Select(names ...string) OptionSpecs {
+	out := make(OptionSpecs, len(names))
+	for i, name := range names {
+		s, ok := specs.Lookup(name)
+		if !ok {
+			panic("sqlfuncs: no option " + strconv.Quote(name))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Names returns the names of the options, in order.
+func (specs OptionSpecs) Names() []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// parse decodes js into dst, a pointer to the options type, with defaults.
+func (specs OptionSpecs) parse(js string, dst any) error {
+	values, order, err := parseObject(js)
+	if err != nil {
+		return fmt.Errorf("options must be a JSON object: %w", err)
+	}
+	return specs.decode("", values, order, fieldsOf(dst))
+}
+
+func (specs OptionSpecs) decode(prefix string, values map[string]json.RawMessage, order []string, fields fieldSet) error {
+	if err := specs.checkNames(prefix, order); err != nil {
+		return err
+	}
+	for _, s := range specs {
+		f := fields.field(s.Name)
+		raw, ok := values[s.Name]
+		if !ok || string(raw) == "null" {
+			if s.Required && f.IsZero() {
+				return fmt.Errorf("option %q is required", prefix+s.Name)
+			}
+			if s.Default != nil && f.IsZero() {
+				f.Set(reflect.ValueOf(s.Default).Convert(f.Type()))
+			}
+			continue
+		}
+		if err := s.decodeValue(prefix, raw, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (specs OptionSpecs) checkNames(prefix string, order []string) error {
+	known := specs.Names()
+	seen := make(map[string]bool, len(order))
+	for _, name := range order {
+		switch {
+		case seen[name]:
+			return fmt.Errorf("option %q is given twice", prefix+name)
+		case !slices.Contains(known, name) && name == "caller" && prefix == "":
+			return errors.New(`unknown option "caller": the caller is the first argument`)
+		case !slices.Contains(known, name):
+			return fmt.Errorf("unknown option %q (known: %s)", prefix+name, strings.Join(known, ", "))
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// decodeValue reads one present, non-null value into its field: the JSON
+// type here, the range in check, which Validate shares.
+func (s OptionSpec) decodeValue(prefix string, raw json.RawMessage, f reflect.Value) error {
+	bad := &OptionError{Option: prefix + s.Name, Want: s.want(), Value: quoteValue(raw)}
+	switch s.Type {
+	case TypeInteger:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if !isIntegerLiteral(raw) || err != nil {
+			return bad
+		}
+		f.SetInt(n)
+	case TypeBoolean:
+		switch string(raw) {
+		case "true", "false":
+			f.SetBool(string(raw) == "true")
+		default:
+			return bad
+		}
+	case TypeString:
+		var v string
+		if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+			return bad
+		}
+		f.SetString(v)
+	case TypeStrings:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return bad
+		}
+		var list []string
+		for _, item := range items {
+			var v string
+			if item[0] != '"' || json.Unmarshal(item, &v) != nil {
+				return bad
+			}
+			list = append(list, v)
+		}
+		f.Set(reflect.ValueOf(list))
+	case TypeTime:
+		var t time.Time
+		if isIntegerLiteral(raw) {
+			n, err := strconv.ParseInt(string(raw), 10, 64)
+			if err != nil || n < s.Min || n > s.Max {
+				return bad
+			}
+			t = time.UnixMilli(n).UTC()
+		} else {
+			var v string
+			if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+				return bad
+			}
+			// RFC 3339 allows a lower-case "t" and "z"; Go's parser does not.
+			parsed, err := time.Parse(time.RFC3339, strings.ToUpper(v))
+			if err != nil {
+				return bad
+			}
+			t = parsed.UTC()
+		}
+		f.Set(reflect.ValueOf(t))
+	case TypeObject:
+		if raw[0] != '{' {
+			return bad
+		}
+		// The outer parse has checked the syntax, so this cannot fail.
+		values, order, _ := parseObject(string(raw))
+		return s.Fields.decode(prefix+s.Name+".", values, order, fieldSet{f})
+	}
+	if !s.inRange(f) {
+		return bad
+	}
+	return nil
+}
+
+// inRange checks a field's value against the range and allowed values.
+func (s OptionSpec) inRange(f reflect.Value) bool {
+	switch s.Type {
+	case TypeInteger:
+		return f.Int() >= s.Min && f.Int() <= s.Max
+	case TypeString:
+		return f.String() != "" && (s.Enum == nil || slices.Contains(s.Enum, f.String()))
+	case TypeTime:
+		ms := f.Interface().(time.Time).UnixMilli()
+		return ms >= s.Min && ms <= s.Max
+	}
+	return true
+}
+
+// validate checks the non-zero fields of a Go value.
+func (specs OptionSpecs) validate(dst any) error { return specs.validateFields("", fieldsOf(dst)) }
+
+func (specs OptionSpecs) validateFields(prefix string, fields fieldSet) error {
+	for _, s := range specs {
+		f := fields.field(s.Name)
+		switch {
+		case f.IsZero() && s.Required:
+			return fmt.Errorf("option %q is required", prefix+s.Name)
+		case f.IsZero():
+		case s.Type == TypeObject:
+			if err := s.Fields.validateFields(prefix+s.Name+".", fieldSet{f}); err != nil {
+				return err
+			}
+		case !s.inRange(f):
+			js, _ := json.Marshal(f.Interface())
+			return &OptionError{Option: prefix + s.Name, Want: s.want(), Value: quoteValue(js)}
+		}
+	}
+	return nil
+}
+
+// fieldSet finds the fields of an options struct by their JSON names, in
+// embedded structs too, so the table and the struct tags cannot name
+// different things.
+type fieldSet struct{ v reflect.Value }
+
+// fieldsOf takes a pointer to an options struct.
+func fieldsOf(dst any) fieldSet { return fieldSet{reflect.ValueOf(dst).Elem()} }
+
+func (fs fieldSet) field(name string) reflect.Value {
+	index, ok := jsonIndex(fs.v.Type())[name]
+	if !ok {
+		panic(fmt.Sprintf("sqlfuncs: %s has no field with JSON name %q", fs.v.Type(), name))
+	}
+	return fs.v.FieldByIndex(index)
+}
+
+var jsonIndexes sync.Map // reflect.Type → map[string][]int
+
+func jsonIndex(t reflect.Type) map[string][]int {
+	if m, ok := jsonIndexes.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); !f.Anonymous && f.IsExported() && name != "" && name != "-" {
+			m[name] = f.Index
+		}
+	}
+	jsonIndexes.Store(t, m)
+	return m
+}
+
+// want says what a value must be, for OptionError.
+func (s OptionSpec) want() string {
+	switch s.Type {
+	case TypeInteger:
+		return fmt.Sprintf("an integer %d..%d", s.Min, s.Max)
+	case TypeBoolean:
+		return "true or false"
+	case TypeString:
+		if s.Enum != nil {
+			return orList(s.Enum, strconv.Quote)
+		}
+		return "a non-empty string"
+	case TypeStrings:
+		return "an array of strings"
+	case TypeTime:
+		return fmt.Sprintf("epoch milliseconds %d..%d or an RFC 3339 time like %q", s.Min, s.Max, "2026-11-01T09:30:00Z")
+	case TypeObject:
+		return "an object like " + s.Example
+	}
+	return string(s.Type)
+}
+
+// orList writes "a", "b" or "c".
+func orList(items []string, quote func(string) string) string {
+	quoted := make([]string, len(items))
+	for i, a := range items {
+		quoted[i] = quote(a)
+	}
+	if len(quoted) == 1 {
+		return quoted[0]
+	}
+	return strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
 }
 
 // parseObject splits a JSON object into its raw member values and the names
@@ -225,149 +576,6 @@ func parseObject(js string) (values map[string]json.RawMessage, order []string, 
 		return nil, nil, errors.New("unexpected data after the object")
 	}
 	return values, order, nil
-}
-
-func (r *optionReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%s: "+format, append([]any{r.fn}, args...)...)
-	}
-}
-
-func (r *optionReader) rejectUnknown(known []string) {
-	seen := make(map[string]bool, len(r.order))
-	for _, name := range r.order {
-		switch {
-		case seen[name]:
-			r.fail("option %q is given twice", r.prefix+name)
-		case !slices.Contains(known, name) && name == "caller" && r.prefix == "":
-			r.fail(`unknown option "caller": the caller is the first argument`)
-		case !slices.Contains(known, name):
-			r.fail("unknown option %q (known: %s)", r.prefix+name, strings.Join(known, ", "))
-		}
-		if r.err != nil {
-			return
-		}
-		seen[name] = true
-	}
-}
-
-// raw returns the value of an option that is present and not null.
-func (r *optionReader) raw(name string) (json.RawMessage, bool) {
-	v, ok := r.values[name]
-	if r.err != nil || !ok || string(v) == "null" {
-		return nil, false
-	}
-	return v, true
-}
-
-func (r *optionReader) common(o *CommonOptions) {
-	if _, ok := r.raw("caller"); !ok {
-		r.fail("option %q is required", "caller")
-	}
-	r.name("caller", &o.Caller)
-	r.visibility(o)
-}
-
-func (r *optionReader) visibility(o *CommonOptions) {
-	r.oneOf("visibility", &o.Visibility, VisibilitySelf, VisibilityTree, VisibilityAgent, VisibilityAll)
-	r.boolean("sandboxed", &o.Sandboxed)
-	r.oneOf("sandboxVisibility", &o.SandboxVisibility, SandboxSpawned, SandboxAll)
-	r.agentToAgent(&o.AgentToAgent)
-}
-
-func (r *optionReader) agentToAgent(a *AgentToAgent) {
-	const name = "agentToAgent"
-	v, ok := r.raw(name)
-	if !ok {
-		return
-	}
-	if v[0] != '{' {
-		r.fail(`%s must be an object like {"enabled":true,"allow":["*"]}, got %s`, name, quoteValue(v))
-		return
-	}
-	// The outer parse has checked the syntax, so this cannot fail.
-	values, order, _ := parseObject(string(v))
-	inner := &optionReader{fn: r.fn, prefix: name + ".", values: values, order: order}
-	inner.rejectUnknown(a2aOptionNames)
-	inner.boolean("enabled", &a.Enabled)
-	if v, ok := inner.raw("allow"); ok {
-		var items []json.RawMessage
-		if json.Unmarshal(v, &items) != nil {
-			inner.fail("%sallow must be an array of strings, got %s", inner.prefix, quoteValue(v))
-		}
-		for _, item := range items {
-			var pattern string
-			if item[0] != '"' || json.Unmarshal(item, &pattern) != nil {
-				inner.fail("%sallow must be an array of strings, got %s", inner.prefix, quoteValue(v))
-				break
-			}
-			a.Allow = append(a.Allow, pattern)
-		}
-	}
-	if r.err == nil {
-		r.err = inner.err
-	}
-}
-
-func (r *optionReader) integer(name string, rng intOption, dst *int) {
-	v, ok := r.raw(name)
-	if !ok {
-		return
-	}
-	n, err := strconv.Atoi(string(v))
-	if !isIntegerLiteral(v) || err != nil || n < rng.min || n > rng.max {
-		r.fail("%s%s must be an integer %d..%d, got %s", r.prefix, name, rng.min, rng.max, quoteValue(v))
-		return
-	}
-	*dst = n
-}
-
-func (r *optionReader) boolean(name string, dst *bool) {
-	v, ok := r.raw(name)
-	if !ok {
-		return
-	}
-	switch string(v) {
-	case "true":
-		*dst = true
-	case "false":
-		*dst = false
-	default:
-		r.fail("%s%s must be true or false, got %s", r.prefix, name, quoteValue(v))
-	}
-}
-
-// name reads a string that names a session or message, so it must not be
-// empty.
-func (r *optionReader) name(name string, dst *string) {
-	v, ok := r.raw(name)
-	if !ok {
-		return
-	}
-	var s string
-	if v[0] != '"' || json.Unmarshal(v, &s) != nil || s == "" {
-		r.fail("%s%s must be a non-empty string, got %s", r.prefix, name, quoteValue(v))
-		return
-	}
-	*dst = s
-}
-
-func (r *optionReader) oneOf(name string, dst *string, allowed ...string) {
-	v, ok := r.raw(name)
-	if !ok {
-		return
-	}
-	var s string
-	if v[0] != '"' || json.Unmarshal(v, &s) != nil || !slices.Contains(allowed, s) {
-		quoted := make([]string, len(allowed))
-		for i, a := range allowed {
-			quoted[i] = strconv.Quote(a)
-		}
-		list := strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
-		r.fail("%s%s must be %s, got %s", r.prefix, name, list, quoteValue(v))
-		return
-	}
-	*dst = s
 }
 
 // isIntegerLiteral accepts the JSON integer syntax: digits after an optional

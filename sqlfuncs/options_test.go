@@ -8,15 +8,15 @@ import (
 
 func defaultSearch(caller string) SearchOptions {
 	return SearchOptions{
-		CommonOptions: CommonOptions{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
-		Limit:         10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance",
+		Options: Options{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
+		Limit:   10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance",
 	}
 }
 
 func defaultHistory(caller string) HistoryOptions {
 	return HistoryOptions{
-		CommonOptions: CommonOptions{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
-		Limit:         200, MaxChars: 4000, MaxBytes: 81920,
+		Options: Options{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
+		Limit:   200, MaxChars: 4000, MaxBytes: 81920,
 	}
 }
 
@@ -61,7 +61,7 @@ func TestParseSearchOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseSearchOptions("sessions_search", tt.js)
+			got, err := ParseSearchOptions(tt.js)
 			if err != nil {
 				t.Fatalf("ParseSearchOptions(%s): %v", tt.js, err)
 			}
@@ -99,7 +99,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseHistoryOptions("sessions_history", tt.js)
+			got, err := ParseHistoryOptions(tt.js)
 			if err != nil {
 				t.Fatalf("ParseHistoryOptions(%s): %v", tt.js, err)
 			}
@@ -110,13 +110,13 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before)"
 
 func TestOptionErrors(t *testing.T) {
-	search := func(js string) error { _, err := ParseSearchOptions("sessions_search", js); return err }
-	history := func(js string) error { _, err := ParseHistoryOptions("sessions_history", js); return err }
+	search := func(js string) error { _, err := ParseSearchOptions(js); return err }
+	history := func(js string) error { _, err := ParseHistoryOptions(js); return err }
 	visible := func(js string) error {
-		_, err := ParseVisibilityOptions("session_visible", "agent:ops:main", js)
+		_, err := ParseVisibilityOptions("agent:ops:main", js)
 		return err
 	}
 	long := `"` + strings.Repeat("é", 100) + `"`
@@ -126,93 +126,93 @@ func TestOptionErrors(t *testing.T) {
 		want  string
 	}{
 		// Missing caller.
-		{search, ``, `sessions_search: option "caller" is required`},
-		{search, `null`, `sessions_search: option "caller" is required`},
-		{search, `{}`, `sessions_search: option "caller" is required`},
-		{search, `{"caller":null}`, `sessions_search: option "caller" is required`},
-		{history, `  `, `sessions_history: option "caller" is required`},
-		{search, `{"caller":""}`, `sessions_search: caller must be a non-empty string, got ""`},
-		{search, `{"caller":1}`, `sessions_search: caller must be a non-empty string, got 1`},
+		{search, ``, `option "caller" is required`},
+		{search, `null`, `option "caller" is required`},
+		{search, `{}`, `option "caller" is required`},
+		{search, `{"caller":null}`, `option "caller" is required`},
+		{history, `  `, `option "caller" is required`},
+		{search, `{"caller":""}`, `caller must be a non-empty string, got ""`},
+		{search, `{"caller":1}`, `caller must be a non-empty string, got 1`},
 
 		// Malformed JSON.
-		{search, `[1]`, `sessions_search: options must be a JSON object: got [1]`},
-		{search, `"x"`, `sessions_search: options must be a JSON object: got "x"`},
-		{search, `42`, `sessions_search: options must be a JSON object: got 42`},
-		{history, `{"caller":`, `sessions_history: options must be a JSON object: unexpected end of input`},
-		{history, `{"caller":"c"`, `sessions_history: options must be a JSON object: unexpected end of input`},
-		{search, `{"caller":"c"} x`, `sessions_search: options must be a JSON object: unexpected data after the object`},
-		{search, `{"caller":"c"}{}`, `sessions_search: options must be a JSON object: unexpected data after the object`},
-		{search, `{caller:"c"}`, `sessions_search: options must be a JSON object: invalid character 'c'`},
-		{search, `{"caller":"c",}`, `sessions_search: options must be a JSON object: invalid character '}' looking for beginning of object key string`},
-		{search, `{"caller":'c'}`, `sessions_search: options must be a JSON object: invalid character '\'' looking for beginning of value`},
+		{search, `[1]`, `options must be a JSON object: got [1]`},
+		{search, `"x"`, `options must be a JSON object: got "x"`},
+		{search, `42`, `options must be a JSON object: got 42`},
+		{history, `{"caller":`, `options must be a JSON object: unexpected end of input`},
+		{history, `{"caller":"c"`, `options must be a JSON object: unexpected end of input`},
+		{search, `{"caller":"c"} x`, `options must be a JSON object: unexpected data after the object`},
+		{search, `{"caller":"c"}{}`, `options must be a JSON object: unexpected data after the object`},
+		{search, `{caller:"c"}`, `options must be a JSON object: invalid character 'c'`},
+		{search, `{"caller":"c",}`, `options must be a JSON object: invalid character '}' looking for beginning of object key string`},
+		{search, `{"caller":'c'}`, `options must be a JSON object: invalid character '\'' looking for beginning of value`},
 
 		// Unknown and repeated names, reported before values.
-		{search, `{"caller":"c","limt":3}`, `sessions_search: unknown option "limt" ` + searchKnown},
-		{search, `{"limit":40,"Caller":"c"}`, `sessions_search: unknown option "Caller" ` + searchKnown},
-		{search, `{"caller":"c","includeTools":true}`, `sessions_search: unknown option "includeTools" ` + searchKnown},
-		{history, `{"caller":"c","prefix":true}`, `sessions_history: unknown option "prefix" (known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, messageId, includeTools, maxChars, maxBytes)`},
-		{search, `{"caller":"c","limit":3,"limit":4}`, `sessions_search: option "limit" is given twice`},
-		{search, `{"caller":"c","agentToAgent":{"x":1}}`, `sessions_search: unknown option "agentToAgent.x" (known: enabled, allow)`},
-		{search, `{"caller":"c","agentToAgent":{"allow":[],"allow":["*"]}}`, `sessions_search: option "agentToAgent.allow" is given twice`},
-		{search, `{"caller":"c","agentToAgent":{"caller":"x"}}`, `sessions_search: unknown option "agentToAgent.caller" (known: enabled, allow)`},
+		{search, `{"caller":"c","limt":3}`, `unknown option "limt" ` + searchKnown},
+		{search, `{"limit":40,"Caller":"c"}`, `unknown option "Caller" ` + searchKnown},
+		{search, `{"caller":"c","includeTools":true}`, `unknown option "includeTools" ` + searchKnown},
+		{history, `{"caller":"c","prefix":true}`, `unknown option "prefix" (known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, messageId, includeTools, maxChars, maxBytes)`},
+		{search, `{"caller":"c","limit":3,"limit":4}`, `option "limit" is given twice`},
+		{search, `{"caller":"c","agentToAgent":{"x":1}}`, `unknown option "agentToAgent.x" (known: enabled, allow)`},
+		{search, `{"caller":"c","agentToAgent":{"allow":[],"allow":["*"]}}`, `option "agentToAgent.allow" is given twice`},
+		{search, `{"caller":"c","agentToAgent":{"caller":"x"}}`, `unknown option "agentToAgent.caller" (known: enabled, allow)`},
 
 		// Search values.
-		{search, `{"caller":"c","limit":0}`, `sessions_search: limit must be an integer 1..25, got 0`},
-		{search, `{"caller":"c","limit":26}`, `sessions_search: limit must be an integer 1..25, got 26`},
-		{search, `{"caller":"c","limit":40}`, `sessions_search: limit must be an integer 1..25, got 40`},
-		{search, `{"caller":"c","limit":-1}`, `sessions_search: limit must be an integer 1..25, got -1`},
-		{search, `{"caller":"c","limit":"10"}`, `sessions_search: limit must be an integer 1..25, got "10"`},
-		{search, `{"caller":"c","limit":10.5}`, `sessions_search: limit must be an integer 1..25, got 10.5`},
-		{search, `{"caller":"c","limit":10.0}`, `sessions_search: limit must be an integer 1..25, got 10.0`},
-		{search, `{"caller":"c","limit":1e1}`, `sessions_search: limit must be an integer 1..25, got 1e1`},
-		{search, `{"caller":"c","limit":true}`, `sessions_search: limit must be an integer 1..25, got true`},
-		{search, `{"caller":"c","limit":[10]}`, `sessions_search: limit must be an integer 1..25, got [10]`},
-		{search, `{"caller":"c","limit":99999999999999999999}`, `sessions_search: limit must be an integer 1..25, got 99999999999999999999`},
-		{search, `{"caller":"c","snippetChars":0}`, `sessions_search: snippetChars must be an integer 1..4000, got 0`},
-		{search, `{"caller":"c","snippetChars":4001}`, `sessions_search: snippetChars must be an integer 1..4000, got 4001`},
-		{search, `{"caller":"c","maxBytes":255}`, `sessions_search: maxBytes must be an integer 256..1048576, got 255`},
-		{search, `{"caller":"c","maxBytes":1048577}`, `sessions_search: maxBytes must be an integer 256..1048576, got 1048577`},
-		{search, `{"caller":"c","sessionKey":""}`, `sessions_search: sessionKey must be a non-empty string, got ""`},
-		{search, `{"caller":"c","sessionKey":["a"]}`, `sessions_search: sessionKey must be a non-empty string, got ["a"]`},
-		{search, `{"caller":"c","prefix":"yes"}`, `sessions_search: prefix must be true or false, got "yes"`},
-		{search, `{"caller":"c","prefix":1}`, `sessions_search: prefix must be true or false, got 1`},
-		{search, `{"caller":"c","order":"Recent"}`, `sessions_search: order must be "relevance" or "recent", got "Recent"`},
-		{search, `{"caller":"c","order":"newest"}`, `sessions_search: order must be "relevance" or "recent", got "newest"`},
+		{search, `{"caller":"c","limit":0}`, `limit must be an integer 1..25, got 0`},
+		{search, `{"caller":"c","limit":26}`, `limit must be an integer 1..25, got 26`},
+		{search, `{"caller":"c","limit":40}`, `limit must be an integer 1..25, got 40`},
+		{search, `{"caller":"c","limit":-1}`, `limit must be an integer 1..25, got -1`},
+		{search, `{"caller":"c","limit":"10"}`, `limit must be an integer 1..25, got "10"`},
+		{search, `{"caller":"c","limit":10.5}`, `limit must be an integer 1..25, got 10.5`},
+		{search, `{"caller":"c","limit":10.0}`, `limit must be an integer 1..25, got 10.0`},
+		{search, `{"caller":"c","limit":1e1}`, `limit must be an integer 1..25, got 1e1`},
+		{search, `{"caller":"c","limit":true}`, `limit must be an integer 1..25, got true`},
+		{search, `{"caller":"c","limit":[10]}`, `limit must be an integer 1..25, got [10]`},
+		{search, `{"caller":"c","limit":99999999999999999999}`, `limit must be an integer 1..25, got 99999999999999999999`},
+		{search, `{"caller":"c","snippetChars":0}`, `snippetChars must be an integer 1..4000, got 0`},
+		{search, `{"caller":"c","snippetChars":4001}`, `snippetChars must be an integer 1..4000, got 4001`},
+		{search, `{"caller":"c","maxBytes":255}`, `maxBytes must be an integer 256..1048576, got 255`},
+		{search, `{"caller":"c","maxBytes":1048577}`, `maxBytes must be an integer 256..1048576, got 1048577`},
+		{search, `{"caller":"c","sessionKey":""}`, `sessionKey must be a non-empty string, got ""`},
+		{search, `{"caller":"c","sessionKey":["a"]}`, `sessionKey must be a non-empty string, got ["a"]`},
+		{search, `{"caller":"c","prefix":"yes"}`, `prefix must be true or false, got "yes"`},
+		{search, `{"caller":"c","prefix":1}`, `prefix must be true or false, got 1`},
+		{search, `{"caller":"c","order":"Recent"}`, `order must be "relevance" or "recent", got "Recent"`},
+		{search, `{"caller":"c","order":"newest"}`, `order must be "relevance" or "recent", got "newest"`},
 
 		// History values.
-		{history, `{"caller":"c","limit":0}`, `sessions_history: limit must be an integer 1..1000, got 0`},
-		{history, `{"caller":"c","limit":1001}`, `sessions_history: limit must be an integer 1..1000, got 1001`},
-		{history, `{"caller":"c","maxChars":0}`, `sessions_history: maxChars must be an integer 1..100000, got 0`},
-		{history, `{"caller":"c","maxChars":100001}`, `sessions_history: maxChars must be an integer 1..100000, got 100001`},
-		{history, `{"caller":"c","maxBytes":255}`, `sessions_history: maxBytes must be an integer 256..4194304, got 255`},
-		{history, `{"caller":"c","maxBytes":4194305}`, `sessions_history: maxBytes must be an integer 256..4194304, got 4194305`},
-		{history, `{"caller":"c","messageId":""}`, `sessions_history: messageId must be a non-empty string, got ""`},
-		{history, `{"caller":"c","messageId":7}`, `sessions_history: messageId must be a non-empty string, got 7`},
-		{history, `{"caller":"c","includeTools":"true"}`, `sessions_history: includeTools must be true or false, got "true"`},
+		{history, `{"caller":"c","limit":0}`, `limit must be an integer 1..1000, got 0`},
+		{history, `{"caller":"c","limit":1001}`, `limit must be an integer 1..1000, got 1001`},
+		{history, `{"caller":"c","maxChars":0}`, `maxChars must be an integer 1..100000, got 0`},
+		{history, `{"caller":"c","maxChars":100001}`, `maxChars must be an integer 1..100000, got 100001`},
+		{history, `{"caller":"c","maxBytes":255}`, `maxBytes must be an integer 256..4194304, got 255`},
+		{history, `{"caller":"c","maxBytes":4194305}`, `maxBytes must be an integer 256..4194304, got 4194305`},
+		{history, `{"caller":"c","messageId":""}`, `messageId must be a non-empty string, got ""`},
+		{history, `{"caller":"c","messageId":7}`, `messageId must be a non-empty string, got 7`},
+		{history, `{"caller":"c","includeTools":"true"}`, `includeTools must be true or false, got "true"`},
 
 		// Common values.
-		{search, `{"caller":"c","visibility":"everyone"}`, `sessions_search: visibility must be "self", "tree", "agent" or "all", got "everyone"`},
-		{search, `{"caller":"c","visibility":"Tree"}`, `sessions_search: visibility must be "self", "tree", "agent" or "all", got "Tree"`},
-		{history, `{"caller":"c","sandboxed":"no"}`, `sessions_history: sandboxed must be true or false, got "no"`},
-		{history, `{"caller":"c","sandboxVisibility":"tree"}`, `sessions_history: sandboxVisibility must be "spawned" or "all", got "tree"`},
-		{search, `{"caller":"c","agentToAgent":true}`, `sessions_search: agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got true`},
-		{search, `{"caller":"c","agentToAgent":["*"]}`, `sessions_search: agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got ["*"]`},
-		{search, `{"caller":"c","agentToAgent":{"enabled":1}}`, `sessions_search: agentToAgent.enabled must be true or false, got 1`},
-		{search, `{"caller":"c","agentToAgent":{"allow":"*"}}`, `sessions_search: agentToAgent.allow must be an array of strings, got "*"`},
-		{search, `{"caller":"c","agentToAgent":{"allow":["*",1]}}`, `sessions_search: agentToAgent.allow must be an array of strings, got ["*",1]`},
-		{search, `{"caller":"c","agentToAgent":{"allow":[null]}}`, `sessions_search: agentToAgent.allow must be an array of strings, got [null]`},
+		{search, `{"caller":"c","visibility":"everyone"}`, `visibility must be "self", "tree", "agent" or "all", got "everyone"`},
+		{search, `{"caller":"c","visibility":"Tree"}`, `visibility must be "self", "tree", "agent" or "all", got "Tree"`},
+		{history, `{"caller":"c","sandboxed":"no"}`, `sandboxed must be true or false, got "no"`},
+		{history, `{"caller":"c","sandboxVisibility":"tree"}`, `sandboxVisibility must be "spawned" or "all", got "tree"`},
+		{search, `{"caller":"c","agentToAgent":true}`, `agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got true`},
+		{search, `{"caller":"c","agentToAgent":["*"]}`, `agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got ["*"]`},
+		{search, `{"caller":"c","agentToAgent":{"enabled":1}}`, `agentToAgent.enabled must be true or false, got 1`},
+		{search, `{"caller":"c","agentToAgent":{"allow":"*"}}`, `agentToAgent.allow must be an array of strings, got "*"`},
+		{search, `{"caller":"c","agentToAgent":{"allow":["*",1]}}`, `agentToAgent.allow must be an array of strings, got ["*",1]`},
+		{search, `{"caller":"c","agentToAgent":{"allow":[null]}}`, `agentToAgent.allow must be an array of strings, got [null]`},
 
 		// A long bad value is cut on a character boundary.
-		{search, `{"caller":"c","order":` + long + `}`, `sessions_search: order must be "relevance" or "recent", got "` + strings.Repeat("é", 29) + `…`},
+		{search, `{"caller":"c","order":` + long + `}`, `order must be "relevance" or "recent", got "` + strings.Repeat("é", 29) + `…`},
 		// The first problem wins: names before values, values in table order.
-		{search, `{"limit":40,"order":"x","caller":"c"}`, `sessions_search: limit must be an integer 1..25, got 40`},
-		{search, `{"order":"x","bogus":1}`, `sessions_search: unknown option "bogus" ` + searchKnown},
+		{search, `{"limit":40,"order":"x","caller":"c"}`, `limit must be an integer 1..25, got 40`},
+		{search, `{"order":"x","bogus":1}`, `unknown option "bogus" ` + searchKnown},
 
 		// session_visible: the caller is an argument.
-		{visible, `{"caller":"agent:ops:main"}`, `session_visible: unknown option "caller": the caller is the first argument`},
-		{visible, `{"limit":3}`, `session_visible: unknown option "limit" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
-		{visible, `{"visibility":"most"}`, `session_visible: visibility must be "self", "tree", "agent" or "all", got "most"`},
-		{visible, `[]`, `session_visible: options must be a JSON object: got []`},
+		{visible, `{"caller":"agent:ops:main"}`, `unknown option "caller": the caller is the first argument`},
+		{visible, `{"limit":3}`, `unknown option "limit" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
+		{visible, `{"visibility":"most"}`, `visibility must be "self", "tree", "agent" or "all", got "most"`},
+		{visible, `[]`, `options must be a JSON object: got []`},
 	}
 	for _, tt := range tests {
 		err := tt.parse(tt.js)
@@ -223,7 +223,7 @@ func TestOptionErrors(t *testing.T) {
 }
 
 func TestParseVisibilityOptions(t *testing.T) {
-	if _, err := ParseVisibilityOptions("session_visible", "", ""); err == nil || err.Error() != "session_visible: caller must be a non-empty session key" {
+	if _, err := ParseVisibilityOptions("", ""); err == nil || err.Error() != "caller must be a non-empty session key" {
 		t.Errorf("empty caller: got error %v", err)
 	}
 	f := NewForest(visibilityForest)
@@ -245,7 +245,7 @@ func TestParseVisibilityOptions(t *testing.T) {
 		{`{"visibility":"all","agentToAgent":{"allow":["*"]}}`, "agent:dev:main", false},
 	}
 	for _, tt := range tests {
-		p, err := ParseVisibilityOptions("session_visible", "agent:ops:subagent:a", tt.js)
+		p, err := ParseVisibilityOptions("agent:ops:subagent:a", tt.js)
 		if err != nil {
 			t.Fatalf("options %s: %v", tt.js, err)
 		}

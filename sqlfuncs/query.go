@@ -1,6 +1,7 @@
 package sqlfuncs
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -19,8 +20,7 @@ const MaxQueryChars = 4096
 // would be an FTS5 syntax error.)
 const MatchNothing = `""`
 
-// MatchExpr turns a user query into a safe FTS5 expression. fn names the SQL
-// function in errors.
+// MatchExpr turns a user query into a safe FTS5 expression.
 //
 //   - The query is trimmed; an empty query or one over MaxQueryChars
 //     characters is an error.
@@ -35,13 +35,13 @@ const MatchNothing = `""`
 //   - The kept terms are joined with " AND "; with prefix the last kept term
 //     gets "*" after its closing quote.
 //   - If no term is kept the result is MatchNothing.
-func MatchExpr(fn, query string, prefix bool, hasTokens func(term string) bool) (string, error) {
+func MatchExpr(query string, prefix bool, hasTokens func(term string) bool) (string, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return "", fmt.Errorf("%s: query must not be empty", fn)
+		return "", errors.New("query must not be empty")
 	}
 	if n := utf8.RuneCountInString(query); n > MaxQueryChars {
-		return "", fmt.Errorf("%s: query must be at most %d characters, got %d", fn, MaxQueryChars, n)
+		return "", fmt.Errorf("query must be at most %d characters, got %d", MaxQueryChars, n)
 	}
 	terms := strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || r == 0 })
 	var b strings.Builder

@@ -51,7 +51,7 @@ func TestMatchExpr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := MatchExpr("sessions_search", tt.query, tt.prefix, hasLetterOrDigit)
+			got, err := MatchExpr(tt.query, tt.prefix, hasLetterOrDigit)
 			if err != nil {
 				t.Fatalf("MatchExpr(%q): %v", tt.query, err)
 			}
@@ -63,7 +63,7 @@ func TestMatchExpr(t *testing.T) {
 }
 
 func TestMatchExprNilHasTokensKeepsEveryTerm(t *testing.T) {
-	got, err := MatchExpr("sessions_match", "a ...", false, nil)
+	got, err := MatchExpr("a ...", false, nil)
 	if err != nil || got != `"a" AND "..."` {
 		t.Errorf(`MatchExpr("a ...", nil) = %s, %v`, got, err)
 	}
@@ -71,18 +71,18 @@ func TestMatchExprNilHasTokensKeepsEveryTerm(t *testing.T) {
 
 func TestMatchExprErrors(t *testing.T) {
 	tests := []struct {
-		name, fn, query string
-		want            string
+		name, query string
+		want        string
 	}{
-		{"empty", "sessions_search", "", "sessions_search: query must not be empty"},
-		{"white space only", "sessions_match", " \t\n\u3000", "sessions_match: query must not be empty"},
-		{"4097 characters", "sessions_search", strings.Repeat("a", 4097), "sessions_search: query must be at most 4096 characters, got 4097"},
-		{"4097 characters of two bytes", "sessions_search", strings.Repeat("é", 4097), "sessions_search: query must be at most 4096 characters, got 4097"},
-		{"long with spaces", "sessions_search", strings.Repeat("ab ", 2000), "sessions_search: query must be at most 4096 characters, got 5999"},
+		{"empty", "", "query must not be empty"},
+		{"white space only", " \t\n\u3000", "query must not be empty"},
+		{"4097 characters", strings.Repeat("a", 4097), "query must be at most 4096 characters, got 4097"},
+		{"4097 characters of two bytes", strings.Repeat("é", 4097), "query must be at most 4096 characters, got 4097"},
+		{"long with spaces", strings.Repeat("ab ", 2000), "query must be at most 4096 characters, got 5999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := MatchExpr(tt.fn, tt.query, false, hasLetterOrDigit)
+			got, err := MatchExpr(tt.query, false, hasLetterOrDigit)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("MatchExpr: got %q, error %v; want error %s", got, err, tt.want)
 			}
@@ -102,7 +102,7 @@ func TestMatchExprLengthBoundary(t *testing.T) {
 		{"4097 characters of three bytes", strings.Repeat("東", 4097), false},
 	}
 	for _, tt := range tests {
-		_, err := MatchExpr("sessions_search", tt.query, false, hasLetterOrDigit)
+		_, err := MatchExpr(tt.query, false, hasLetterOrDigit)
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: error %v, want ok=%v", tt.name, err, tt.ok)
 		}
@@ -110,7 +110,7 @@ func TestMatchExprLengthBoundary(t *testing.T) {
 }
 
 func ExampleMatchExpr() {
-	expr, _ := MatchExpr("sessions_match", `deploy OR "rollback" staging*`, true, hasLetterOrDigit)
+	expr, _ := MatchExpr(`deploy OR "rollback" staging*`, true, hasLetterOrDigit)
 	fmt.Println(expr)
 	// Output: "deploy" AND "OR" AND """rollback""" AND "staging*"*
 }

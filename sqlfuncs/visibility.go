@@ -1,18 +1,18 @@
 package sqlfuncs
 
-import "strings"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sessionsearch/sessionsearch/sessionkey"
+)
 
 // Who sees which session. Every visibility rule of sessions_search,
 // sessions_history and session_visible lives in this file.
 //
-// Session keys. A key "agent:<id>:<rest>" belongs to agent <id>; any other
-// key (no "agent:" prefix, an empty <id>, no second colon) belongs to agent
-// "main". The key is parsed case-insensitively and agent ids are compared in
-// lower case, so "Agent:Ops:x" belongs to agent "ops". Session keys
-// themselves are compared exactly, as SQLite compares the sessions primary
-// key. An agent's main session is "agent:<id>:main" (rest "main", any case);
-// a key without the prefix is never a main session, not even the bare key
-// "main": granting a whole agent takes the canonical key.
+// Session keys are read by package sessionkey: which agent a key belongs
+// to, which key is an agent's main session, which keys are incognito.
 //
 // Rules, for caller R and target T, applied in this order:
 //
@@ -58,18 +58,10 @@ const (
 	SandboxAll     = "all"
 )
 
-// defaultAgentID owns every key that is not "agent:<id>:<rest>".
-const defaultAgentID = "main"
-
-// AgentToAgent is the cross-agent part of the "all" visibility.
-type AgentToAgent struct {
-	Enabled bool
-	Allow   []string
-}
-
 // Policy is one caller's visibility, normalized for fast decisions. Build it
-// with CommonOptions.Policy or ParseVisibilityOptions; the zero Policy sees
-// nothing but the empty key.
+// with Options.Policy or ParseVisibilityOptions; the zero Policy sees
+// nothing but the empty key. Two policies that decide alike have the same
+// Key.
 type Policy struct {
 	caller       string
 	callerAgent  string
@@ -77,14 +69,14 @@ type Policy struct {
 	mode         string
 	spawnedOnly  bool
 	a2a          bool
-	allow        []string // lower case
+	allow        []string // lower case, sorted, without repeats; only under "all" with agentToAgent
 }
 
 // Policy normalizes the options into a Policy. Values that the option parser
 // would reject fall back to the narrowest reading: an unknown visibility is
 // "self" (an empty one is the default "tree"), and any sandboxVisibility other
 // than "all" is "spawned".
-func (c CommonOptions) Policy() Policy {
+func (c Options) Policy() Policy {
 	mode := c.Visibility
 	switch mode {
 	case "":
@@ -95,16 +87,40 @@ func (c CommonOptions) Policy() Policy {
 	}
 	p := Policy{
 		caller:       c.Caller,
-		callerAgent:  AgentID(c.Caller),
-		callerIsMain: isMainSession(c.Caller),
+		callerAgent:  sessionkey.AgentID(c.Caller),
+		callerIsMain: sessionkey.IsMain(c.Caller),
 		mode:         mode,
 		spawnedOnly:  c.Sandboxed && c.SandboxVisibility != SandboxAll,
-		a2a:          c.AgentToAgent.Enabled,
+		a2a:          c.AgentToAgent.Enabled && mode == VisibilityAll,
 	}
-	for _, pattern := range c.AgentToAgent.Allow {
-		p.allow = append(p.allow, strings.ToLower(pattern))
+	if p.a2a {
+		for _, pattern := range c.AgentToAgent.Allow {
+			p.allow = append(p.allow, strings.ToLower(pattern))
+		}
+		slices.Sort(p.allow)
+		p.allow = slices.Compact(p.allow)
 	}
 	return p
+}
+
+// Key is a canonical text of the policy, for caching what it decides: the
+// same for options that differ only where no decision can tell (the allow
+// patterns' order, case and repeats, agentToAgent outside "all"), and
+// different whenever a decision could differ.
+func (p Policy) Key() string {
+	var b strings.Builder
+	b.WriteString(strconv.Quote(p.caller))
+	b.WriteString(" " + p.mode)
+	if p.spawnedOnly {
+		b.WriteString(" sandboxed")
+	}
+	if p.a2a {
+		b.WriteString(" agentToAgent")
+		for _, pattern := range p.allow {
+			b.WriteString(" " + strconv.Quote(pattern))
+		}
+	}
+	return b.String()
 }
 
 // Caller is the key of the asking session.
@@ -126,23 +142,23 @@ func (p Policy) VisibleSet(f *Forest) func(target string) bool {
 	if p.NeedsForest() {
 		spawned = f.Descendants(p.caller)
 	}
-	crossAgent := p.mode == VisibilityAll && p.a2a && p.allows(p.callerAgent)
+	crossAgent := p.a2a && p.allows(p.callerAgent)
 	return func(target string) bool {
 		switch {
 		case target == p.caller:
 			return true
-		case IsIncognito(target):
+		case sessionkey.IsIncognito(target):
 			return false
 		case p.spawnedOnly:
 			return spawned[target]
 		}
 		switch p.mode {
 		case VisibilityTree:
-			return spawned[target] || (p.callerIsMain && AgentID(target) == p.callerAgent)
+			return spawned[target] || (p.callerIsMain && sessionkey.AgentID(target) == p.callerAgent)
 		case VisibilityAgent:
-			return AgentID(target) == p.callerAgent
+			return sessionkey.AgentID(target) == p.callerAgent
 		case VisibilityAll:
-			agent := AgentID(target)
+			agent := sessionkey.AgentID(target)
 			return agent == p.callerAgent || spawned[target] || (crossAgent && p.allows(agent))
 		}
 		return false
@@ -188,43 +204,6 @@ func globMatch(pattern, s string) bool {
 		p++
 	}
 	return p == len(pattern)
-}
-
-// AgentID returns the lower-case agent id that owns a session key.
-func AgentID(key string) string {
-	agent, _, ok := splitAgentKey(key)
-	if !ok {
-		return defaultAgentID
-	}
-	return agent
-}
-
-// splitAgentKey parses "agent:<id>:<rest>" case-insensitively and returns the
-// lower-case id and the rest as written.
-func splitAgentKey(key string) (agent, rest string, ok bool) {
-	const prefix = "agent:"
-	if len(key) < len(prefix) || !strings.EqualFold(key[:len(prefix)], prefix) {
-		return "", "", false
-	}
-	agent, rest, ok = strings.Cut(key[len(prefix):], ":")
-	if !ok || agent == "" {
-		return "", "", false
-	}
-	return strings.ToLower(agent), rest, true
-}
-
-// isMainSession reports whether key is "agent:<id>:main".
-func isMainSession(key string) bool {
-	_, rest, ok := splitAgentKey(key)
-	return ok && strings.EqualFold(rest, "main")
-}
-
-// IsIncognito reports whether the last ":"-separated part of key starts with
-// "incognito-" (any case). Such sessions are visible only to themselves.
-func IsIncognito(key string) bool {
-	const prefix = "incognito-"
-	last := key[strings.LastIndexByte(key, ':')+1:]
-	return len(last) >= len(prefix) && strings.EqualFold(last[:len(prefix)], prefix)
 }
 
 // SessionLinks is one row of the sessions table, reduced to its spawn links.

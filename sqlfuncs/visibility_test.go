@@ -38,92 +38,92 @@ func TestVisibilityRules(t *testing.T) {
 	a2a := func(allow ...string) AgentToAgent { return AgentToAgent{Enabled: true, Allow: allow} }
 	tests := []struct {
 		name   string
-		opts   CommonOptions
+		opts   Options
 		target string
 		want   bool
 	}{
 		// 1. The caller always sees itself.
-		{"self sees itself", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:a", true},
-		{"caller without a row sees itself", CommonOptions{Caller: "agent:ops:nowhere"}, "agent:ops:nowhere", true},
-		{"incognito caller sees itself", CommonOptions{Caller: "agent:ops:dashboard:incognito-x"}, "agent:ops:dashboard:incognito-x", true},
-		{"sandboxed caller sees itself", CommonOptions{Caller: "agent:ops:telegram:group:1", Sandboxed: true}, "agent:ops:telegram:group:1", true},
-		{"keys compare exactly", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:A", false},
+		{"self sees itself", Options{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:a", true},
+		{"caller without a row sees itself", Options{Caller: "agent:ops:nowhere"}, "agent:ops:nowhere", true},
+		{"incognito caller sees itself", Options{Caller: "agent:ops:dashboard:incognito-x"}, "agent:ops:dashboard:incognito-x", true},
+		{"sandboxed caller sees itself", Options{Caller: "agent:ops:telegram:group:1", Sandboxed: true}, "agent:ops:telegram:group:1", true},
+		{"keys compare exactly", Options{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:A", false},
 
 		// 2. Incognito sessions are visible only to themselves.
-		{"incognito hidden from its spawner", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:dashboard:incognito-x", false},
-		{"incognito hidden from the main session", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:dashboard:incognito-x", false},
-		{"incognito hidden under agent", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:incognito-x", false},
-		{"incognito hidden under all", CommonOptions{Caller: "agent:dev:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:dashboard:incognito-x", false},
-		{"incognito prefix in any case", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:Incognito-Y", false},
-		{"incognito only in the last part", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:incognito-x:thread", true},
+		{"incognito hidden from its spawner", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden from the main session", Options{Caller: "agent:ops:main"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden under agent", Options{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito hidden under all", Options{Caller: "agent:dev:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:dashboard:incognito-x", false},
+		{"incognito prefix in any case", Options{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:dashboard:Incognito-Y", false},
+		{"incognito only in the last part", Options{Caller: "agent:ops:main", Visibility: "agent"}, "agent:ops:incognito-x:thread", true},
 
 		// 3. A sandboxed caller sees only what it spawned.
-		{"sandboxed sees a grandchild", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:subagent:b", true},
-		{"sandboxed sees a cross-agent child", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true}, "agent:dev:subagent:x", true},
-		{"sandboxed ignores visibility all", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", false},
-		{"sandboxed ignores visibility agent", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "agent"}, "agent:ops:telegram:group:1", false},
-		{"sandboxed main session loses the agent", CommonOptions{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:telegram:group:1", false},
-		{"sandboxed main session keeps its tree", CommonOptions{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:subagent:b", true},
-		{"sandboxed with self still sees spawned", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:b", true},
-		{"sandboxVisibility spawned is the default", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "spawned"}, "agent:ops:telegram:group:1", false},
-		{"sandboxVisibility all keeps the main rule", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "all"}, "agent:ops:telegram:group:1", true},
-		{"sandboxVisibility all keeps self", CommonOptions{Caller: "agent:ops:subagent:a", Sandboxed: true, SandboxVisibility: "all", Visibility: "self"}, "agent:ops:subagent:b", false},
-		{"unknown sandboxVisibility is spawned", CommonOptions{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "ALL"}, "agent:ops:telegram:group:1", false},
+		{"sandboxed sees a grandchild", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:ops:subagent:b", true},
+		{"sandboxed sees a cross-agent child", Options{Caller: "agent:ops:subagent:a", Sandboxed: true}, "agent:dev:subagent:x", true},
+		{"sandboxed ignores visibility all", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", false},
+		{"sandboxed ignores visibility agent", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "agent"}, "agent:ops:telegram:group:1", false},
+		{"sandboxed main session loses the agent", Options{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:telegram:group:1", false},
+		{"sandboxed main session keeps its tree", Options{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:subagent:b", true},
+		{"sandboxed with self still sees spawned", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:b", true},
+		{"sandboxVisibility spawned is the default", Options{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "spawned"}, "agent:ops:telegram:group:1", false},
+		{"sandboxVisibility all keeps the main rule", Options{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "all"}, "agent:ops:telegram:group:1", true},
+		{"sandboxVisibility all keeps self", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, SandboxVisibility: "all", Visibility: "self"}, "agent:ops:subagent:b", false},
+		{"unknown sandboxVisibility is spawned", Options{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "ALL"}, "agent:ops:telegram:group:1", false},
 
 		// 4. self.
-		{"self hides a child", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:b", false},
-		{"self from the main session hides the agent", CommonOptions{Caller: "agent:ops:main", Visibility: "self"}, "agent:ops:subagent:a", false},
+		{"self hides a child", Options{Caller: "agent:ops:subagent:a", Visibility: "self"}, "agent:ops:subagent:b", false},
+		{"self from the main session hides the agent", Options{Caller: "agent:ops:main", Visibility: "self"}, "agent:ops:subagent:a", false},
 
 		// 5. tree.
-		{"tree sees a child", CommonOptions{Caller: "agent:ops:main", Visibility: "tree"}, "agent:ops:subagent:a", true},
-		{"tree is the default", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:b", true},
-		{"tree follows parent_session_key", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:c", true},
-		{"tree mixes both links", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:d", true},
-		{"tree crosses agents", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:dev:subagent:x", true},
-		{"tree hides the parent", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:main", false},
-		{"tree hides a sibling", CommonOptions{Caller: "agent:ops:subagent:b"}, "agent:ops:subagent:c", false},
-		{"tree hides the same agent", CommonOptions{Caller: "agent:ops:subagent:a"}, "agent:ops:telegram:group:1", false},
-		{"tree survives a cycle", CommonOptions{Caller: "agent:ops:loop1"}, "agent:ops:loop2", true},
-		{"tree from a caller without a row", CommonOptions{Caller: "agent:ops:ghost"}, "agent:ops:orphan", true},
-		{"main session sees its agent", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:telegram:group:1", true},
-		{"main session sees a cycle", CommonOptions{Caller: "agent:ops:main"}, "agent:ops:loop1", true},
-		{"main session hides other agents", CommonOptions{Caller: "agent:ops:main"}, "agent:dev:main", false},
-		{"main session sees spawned in other agents", CommonOptions{Caller: "agent:ops:main"}, "agent:dev:subagent:x", true},
-		{"main session key in any case", CommonOptions{Caller: "Agent:OPS:Main"}, "agent:ops:telegram:group:1", true},
-		{"main session needs the exact rest", CommonOptions{Caller: "agent:ops:main:thread"}, "agent:ops:telegram:group:1", false},
-		{"agent:main:main sees bare keys", CommonOptions{Caller: "agent:main:main"}, "cron:nightly", true},
-		{"agent:main:main sees the bare key main", CommonOptions{Caller: "agent:main:main"}, "main", true},
-		{"bare key main is no main session", CommonOptions{Caller: "main"}, "cron:nightly", false},
+		{"tree sees a child", Options{Caller: "agent:ops:main", Visibility: "tree"}, "agent:ops:subagent:a", true},
+		{"tree is the default", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:b", true},
+		{"tree follows parent_session_key", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:c", true},
+		{"tree mixes both links", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:subagent:d", true},
+		{"tree crosses agents", Options{Caller: "agent:ops:subagent:a"}, "agent:dev:subagent:x", true},
+		{"tree hides the parent", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:main", false},
+		{"tree hides a sibling", Options{Caller: "agent:ops:subagent:b"}, "agent:ops:subagent:c", false},
+		{"tree hides the same agent", Options{Caller: "agent:ops:subagent:a"}, "agent:ops:telegram:group:1", false},
+		{"tree survives a cycle", Options{Caller: "agent:ops:loop1"}, "agent:ops:loop2", true},
+		{"tree from a caller without a row", Options{Caller: "agent:ops:ghost"}, "agent:ops:orphan", true},
+		{"main session sees its agent", Options{Caller: "agent:ops:main"}, "agent:ops:telegram:group:1", true},
+		{"main session sees a cycle", Options{Caller: "agent:ops:main"}, "agent:ops:loop1", true},
+		{"main session hides other agents", Options{Caller: "agent:ops:main"}, "agent:dev:main", false},
+		{"main session sees spawned in other agents", Options{Caller: "agent:ops:main"}, "agent:dev:subagent:x", true},
+		{"main session key in any case", Options{Caller: "Agent:OPS:Main"}, "agent:ops:telegram:group:1", true},
+		{"main session needs the exact rest", Options{Caller: "agent:ops:main:thread"}, "agent:ops:telegram:group:1", false},
+		{"agent:main:main sees bare keys", Options{Caller: "agent:main:main"}, "cron:nightly", true},
+		{"agent:main:main sees the bare key main", Options{Caller: "agent:main:main"}, "main", true},
+		{"bare key main is no main session", Options{Caller: "main"}, "cron:nightly", false},
 
 		// 6. agent.
-		{"agent sees the same agent", CommonOptions{Caller: "agent:ops:subagent:b", Visibility: "agent"}, "agent:ops:telegram:group:1", true},
-		{"agent compares ids in lower case", CommonOptions{Caller: "agent:OPS:subagent:b", Visibility: "agent"}, "agent:Ops:telegram:group:1", true},
-		{"agent hides other agents", CommonOptions{Caller: "agent:ops:main", Visibility: "agent"}, "agent:dev:main", false},
-		{"agent hides spawned in other agents", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "agent"}, "agent:dev:subagent:x", false},
-		{"bare keys belong to agent main", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "agent:main:main", true},
-		{"bare keys see bare keys", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "main", true},
-		{"empty agent id is agent main", CommonOptions{Caller: "agent::x", Visibility: "agent"}, "main", true},
-		{"bare keys hide other agents", CommonOptions{Caller: "cron:nightly", Visibility: "agent"}, "agent:ops:main", false},
+		{"agent sees the same agent", Options{Caller: "agent:ops:subagent:b", Visibility: "agent"}, "agent:ops:telegram:group:1", true},
+		{"agent compares ids in lower case", Options{Caller: "agent:OPS:subagent:b", Visibility: "agent"}, "agent:Ops:telegram:group:1", true},
+		{"agent hides other agents", Options{Caller: "agent:ops:main", Visibility: "agent"}, "agent:dev:main", false},
+		{"agent hides spawned in other agents", Options{Caller: "agent:ops:subagent:a", Visibility: "agent"}, "agent:dev:subagent:x", false},
+		{"bare keys belong to agent main", Options{Caller: "cron:nightly", Visibility: "agent"}, "agent:main:main", true},
+		{"bare keys see bare keys", Options{Caller: "cron:nightly", Visibility: "agent"}, "main", true},
+		{"empty agent id is agent main", Options{Caller: "agent::x", Visibility: "agent"}, "main", true},
+		{"bare keys hide other agents", Options{Caller: "cron:nightly", Visibility: "agent"}, "agent:ops:main", false},
 
 		// 7. all.
-		{"all sees the same agent", CommonOptions{Caller: "agent:ops:subagent:b", Visibility: "all"}, "agent:ops:main", true},
-		{"all without agentToAgent hides other agents", CommonOptions{Caller: "agent:ops:main", Visibility: "all"}, "agent:dev:main", false},
-		{"all sees spawned in other agents", CommonOptions{Caller: "agent:ops:subagent:a", Visibility: "all"}, "agent:dev:subagent:x", true},
-		{"all with allow *", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", true},
-		{"all with agentToAgent disabled", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: AgentToAgent{Allow: []string{"*"}}}, "agent:dev:main", false},
-		{"all with an empty allow list", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a()}, "agent:dev:main", false},
-		{"all with an empty pattern", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("")}, "agent:dev:main", false},
-		{"all needs the target allowed", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops")}, "agent:dev:main", false},
-		{"all needs the caller allowed", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("dev")}, "agent:dev:main", false},
-		{"all with exact ids", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "dev")}, "agent:dev:main", true},
-		{"all with exact ids in any case", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("OPS", "Dev")}, "agent:DEV:main", true},
-		{"all with a prefix glob", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*", "d*")}, "agent:dev:main", true},
-		{"all with an inner glob", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:research:main", true},
-		{"all with a glob that misses", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:dev:main", false},
-		{"all allow patterns for bare keys", CommonOptions{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "main")}, "cron:nightly", true},
+		{"all sees the same agent", Options{Caller: "agent:ops:subagent:b", Visibility: "all"}, "agent:ops:main", true},
+		{"all without agentToAgent hides other agents", Options{Caller: "agent:ops:main", Visibility: "all"}, "agent:dev:main", false},
+		{"all sees spawned in other agents", Options{Caller: "agent:ops:subagent:a", Visibility: "all"}, "agent:dev:subagent:x", true},
+		{"all with allow *", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*")}, "agent:dev:main", true},
+		{"all with agentToAgent disabled", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: AgentToAgent{Allow: []string{"*"}}}, "agent:dev:main", false},
+		{"all with an empty allow list", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a()}, "agent:dev:main", false},
+		{"all with an empty pattern", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("")}, "agent:dev:main", false},
+		{"all needs the target allowed", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops")}, "agent:dev:main", false},
+		{"all needs the caller allowed", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("dev")}, "agent:dev:main", false},
+		{"all with exact ids", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "dev")}, "agent:dev:main", true},
+		{"all with exact ids in any case", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("OPS", "Dev")}, "agent:DEV:main", true},
+		{"all with a prefix glob", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*", "d*")}, "agent:dev:main", true},
+		{"all with an inner glob", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:research:main", true},
+		{"all with a glob that misses", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:dev:main", false},
+		{"all allow patterns for bare keys", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "main")}, "cron:nightly", true},
 
 		// Visibility values the parser rejects fall back to the narrowest.
-		{"unknown visibility is self", CommonOptions{Caller: "agent:ops:main", Visibility: "everything"}, "agent:ops:subagent:a", false},
+		{"unknown visibility is self", Options{Caller: "agent:ops:main", Visibility: "everything"}, "agent:ops:subagent:a", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,50 +131,6 @@ func TestVisibilityRules(t *testing.T) {
 				t.Errorf("caller %q, options %+v: Visible(%q) = %v, want %v", tt.opts.Caller, tt.opts, tt.target, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestAgentID(t *testing.T) {
-	tests := []struct{ key, want string }{
-		{"agent:ops:main", "ops"},
-		{"agent:OPS:subagent:1", "ops"},
-		{"AGENT:Ops:x", "ops"},
-		{"agent:ops:", "ops"},
-		{"agent:ops", "main"},
-		{"agent::x", "main"},
-		{"agent:", "main"},
-		{"agents:ops:x", "main"},
-		{"cron:nightly", "main"},
-		{"main", "main"},
-		{"", "main"},
-		{" agent:ops:x", "main"},
-	}
-	for _, tt := range tests {
-		if got := AgentID(tt.key); got != tt.want {
-			t.Errorf("AgentID(%q) = %q, want %q", tt.key, got, tt.want)
-		}
-	}
-}
-
-func TestIsIncognito(t *testing.T) {
-	tests := []struct {
-		key  string
-		want bool
-	}{
-		{"agent:main:dashboard:incognito-abc", true},
-		{"agent:main:subagent:INCOGNITO-abc", true},
-		{"incognito-abc", true},
-		{"agent:main:incognito-", true},
-		{"agent:main:incognito", false},
-		{"agent:main:incognito-abc:thread", false},
-		{"agent:main:not-incognito-abc", false},
-		{"agent:main:main", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		if got := IsIncognito(tt.key); got != tt.want {
-			t.Errorf("IsIncognito(%q) = %v, want %v", tt.key, got, tt.want)
-		}
 	}
 }
 
@@ -240,16 +196,16 @@ func TestForestDescendants(t *testing.T) {
 
 func TestNeedsForest(t *testing.T) {
 	tests := []struct {
-		opts CommonOptions
+		opts Options
 		want bool
 	}{
-		{CommonOptions{Caller: "c", Visibility: "self"}, false},
-		{CommonOptions{Caller: "c", Visibility: "agent"}, false},
-		{CommonOptions{Caller: "c", Visibility: "tree"}, true},
-		{CommonOptions{Caller: "c"}, true},
-		{CommonOptions{Caller: "c", Visibility: "all"}, true},
-		{CommonOptions{Caller: "c", Visibility: "self", Sandboxed: true}, true},
-		{CommonOptions{Caller: "c", Visibility: "agent", Sandboxed: true, SandboxVisibility: "all"}, false},
+		{Options{Caller: "c", Visibility: "self"}, false},
+		{Options{Caller: "c", Visibility: "agent"}, false},
+		{Options{Caller: "c", Visibility: "tree"}, true},
+		{Options{Caller: "c"}, true},
+		{Options{Caller: "c", Visibility: "all"}, true},
+		{Options{Caller: "c", Visibility: "self", Sandboxed: true}, true},
+		{Options{Caller: "c", Visibility: "agent", Sandboxed: true, SandboxVisibility: "all"}, false},
 	}
 	for _, tt := range tests {
 		p := tt.opts.Policy()
@@ -345,7 +301,7 @@ func modelAllowed(patterns []string, agent string) bool {
 	return false
 }
 
-func modelVisible(o CommonOptions, rows []SessionLinks, target string) bool {
+func modelVisible(o Options, rows []SessionLinks, target string) bool {
 	caller := o.Caller
 	if target == caller {
 		return true
@@ -392,9 +348,9 @@ func randomKey(rng *rand.Rand) string {
 	}
 }
 
-func randomOptions(rng *rand.Rand, caller string) CommonOptions {
+func randomOptions(rng *rand.Rand, caller string) Options {
 	patterns := []string{"*", "o*", "*s", "d*v", "OPS", "main", "", "x", "*e*", "re*ch", "**", "r.d"}
-	o := CommonOptions{
+	o := Options{
 		Caller:            caller,
 		Visibility:        []string{"", "self", "tree", "agent", "all", "all", "bogus"}[rng.IntN(7)],
 		Sandboxed:         rng.IntN(3) == 0,
@@ -458,7 +414,7 @@ func TestVisibilityProperty(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if p, err = ParseVisibilityOptions("session_visible", caller, string(js)); err != nil {
+					if p, err = ParseVisibilityOptions(caller, string(js)); err != nil {
 						t.Fatalf("ParseVisibilityOptions(%s): %v", js, err)
 					}
 				}

@@ -32,8 +32,8 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 		o["limit"] = *limit
 	}
 	opts := optionsJSON(o)
-	if _, err := sqlfuncs.ParseHistoryOptions("sessions_history", opts); err != nil {
-		return usageError{err.Error()}
+	if _, err := sqlfuncs.ParseHistoryOptions(opts); err != nil {
+		return usageError{"sessions_history: " + err.Error()}
 	}
 	store, err := openStore(ctx, e, *db)
 	if err != nil {

@@ -48,8 +48,8 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	opts := optionsJSON(o)
 	// The store checks the options too; checking them here first makes a
 	// bad flag value a usage error with the store's own message.
-	if _, err := sqlfuncs.ParseSearchOptions("sessions_search", opts); err != nil {
-		return usageError{err.Error()}
+	if _, err := sqlfuncs.ParseSearchOptions(opts); err != nil {
+		return usageError{"sessions_search: " + err.Error()}
 	}
 	store, err := openStore(ctx, e, *db)
 	if err != nil {
