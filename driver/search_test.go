@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sessionsearch/sessionsearch/driver"
@@ -367,5 +369,103 @@ func TestSecretsAreNotSearchable(t *testing.T) {
 	opts.Prefix = false
 	if res := w.search("deploy", opts); len(res.Results) != 1 || !strings.Contains(res.Results[0].Snippet, "[REDACTED:github-token]") {
 		t.Fatalf("deploy: %+v", res.Results)
+	}
+}
+
+// after and before keep messages strictly inside the range, and they are
+// applied before the limit: better hits outside the range take no slot and
+// do not set truncated.
+func TestSearchTimeRange(t *testing.T) {
+	w := newWorld(t)
+	// Message i is written at base + i seconds (world.session). Messages
+	// 30..34 match weakly; the rest, on both sides, match strongly.
+	const base = int64(1_770_000_000_000)
+	texts := make([]string, 65)
+	for i := range texts {
+		texts[i] = "fig fig fig fig"
+		if i >= 30 && i < 35 {
+			texts[i] = "fig " + strings.Repeat("filler words around it ", 20)
+		}
+	}
+	w.session("agent:main:main", "", texts...)
+	w.session("agent:main:other", "", "fig fig fig fig")
+	main := driver.Options{Caller: "agent:main:main"}
+	ms := func(i int) time.Time { return time.UnixMilli(base + int64(i)*1000) }
+	ids := func(res *driver.SearchResult) []string {
+		var out []string
+		for _, r := range res.Results {
+			out = append(out, strings.TrimPrefix(r.MessageID, "agent:main:main#"))
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	// The bounds are the timestamps of messages 29 and 35, which are left
+	// out: strictly inside.
+	inside := driver.SearchOptions{Options: main, After: ms(29), Before: ms(35), Limit: 5}
+	res := w.search("fig", inside)
+	if got := ids(res); !slices.Equal(got, []string{"30", "31", "32", "33", "34"}) || res.Truncated {
+		t.Fatalf("after message 29, before message 35: %v truncated=%v, want 30..34, not truncated", got, res.Truncated)
+	}
+	inside.Limit = 3
+	if res = w.search("fig", inside); len(res.Results) != 3 || !res.Truncated {
+		t.Fatalf("limit 3 inside the range: %v truncated=%v, want 3 and truncated", ids(res), res.Truncated)
+	}
+	for _, r := range res.Results {
+		if r.Timestamp <= base+29_000 || r.Timestamp >= base+35_000 {
+			t.Fatalf("a hit at %d is outside the range", r.Timestamp)
+		}
+	}
+	// One millisecond wider takes the boundary messages in.
+	res = w.search("fig", driver.SearchOptions{Options: main, After: ms(29).Add(-time.Millisecond), Before: ms(35).Add(time.Millisecond), Limit: 25})
+	if got := ids(res); !slices.Equal(got, []string{"29", "30", "31", "32", "33", "34", "35"}) {
+		t.Fatalf("one millisecond wider: %v, want 29..35", got)
+	}
+	// One bound alone; the newest first with a bound.
+	res = w.search("fig", driver.SearchOptions{Options: main, After: ms(60), Limit: 25})
+	if got := ids(res); !slices.Equal(got, []string{"61", "62", "63", "64"}) {
+		t.Fatalf("after message 60: %v", got)
+	}
+	res = w.search("fig", driver.SearchOptions{Options: main, Before: ms(2), Limit: 25, Order: "recent"})
+	if len(res.Results) != 3 || res.Results[0].MessageID != "agent:main:main#1" || res.Results[2].Timestamp != base {
+		t.Fatalf("before message 2, newest first: %+v, want main#1 then the two messages at the base time", res.Results)
+	}
+
+	// The same range in SQL, as epoch milliseconds and as RFC 3339 with an
+	// offset, gives the same hits as the Go API.
+	want := ids(w.search("fig", driver.SearchOptions{Options: main, After: ms(29), Before: ms(35), Limit: 25}))
+	for _, opts := range []string{
+		fmt.Sprintf(`{"caller":"agent:main:main","limit":25,"after":%d,"before":%d}`, base+29_000, base+35_000),
+		fmt.Sprintf(`{"caller":"agent:main:main","limit":25,"after":%q,"before":%q}`,
+			ms(29).In(time.FixedZone("", 9*3600)).Format(time.RFC3339), ms(35).UTC().Format(time.RFC3339)),
+	} {
+		var js string
+		if err := w.db.QueryRow(`SELECT sessions_search('fig', ?1)`, opts).Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		var got driver.SearchResult
+		if err := json.Unmarshal([]byte(js), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(&got), want) {
+			t.Errorf("%s: %v, want %v", opts, ids(&got), want)
+		}
+	}
+
+	// Bad bounds are errors that name the function, the option and the value.
+	for opts, want := range map[string]string{
+		`{"caller":"agent:main:main","after":"7d"}`:               `sessions_search: after must be epoch milliseconds 0..253402300799999 or an RFC 3339 time like "2026-11-01T09:30:00Z", got "7d"`,
+		`{"caller":"agent:main:main","before":-5}`:                `sessions_search: before must be epoch milliseconds 0..253402300799999 or an RFC 3339 time like "2026-11-01T09:30:00Z", got -5`,
+		`{"caller":"agent:main:main","after":2000,"before":1000}`: `sessions_search: after must be earlier than before, got "1970-01-01T00:00:02Z" and before "1970-01-01T00:00:01Z"`,
+	} {
+		var js string
+		err := w.db.QueryRow(`SELECT sessions_search('fig', ?1)`, opts).Scan(&js)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got error %v\nwant error %s", opts, err, want)
+		}
+	}
+	if _, err := w.db.Search(w.ctx, "fig", driver.SearchOptions{Options: main, After: ms(5), Before: ms(5)}); err == nil ||
+		!strings.Contains(err.Error(), "after must be earlier than before") {
+		t.Errorf("Search with after = before: %v", err)
 	}
 }
