@@ -35,7 +35,7 @@ type HistoryResult struct {
 	HasMore    bool             `json:"hasMore"`
 }
 
-// JSON encodes the result as the contract's
+// JSON encodes the result as
 // {"sessionKey","messages":[{"id","role","timestamp","text"}],"truncated","hasMore"}.
 func (r HistoryResult) JSON() []byte {
 	if r.Messages == nil {

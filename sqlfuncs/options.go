@@ -152,8 +152,8 @@ var (
 		{Name: "caller", Type: TypeString, Required: true, Help: "the session `key` of the session that asks; the answer is what it may see"},
 	}, visibilitySpecs...)
 
-	// The contract fixes the limits and the defaults; the other bounds are
-	// ours: at least enough for one useful character or an empty result
+	// The limits and their defaults are those of OpenClaw's own tools; the
+	// other bounds are ours: at least enough for one useful character or an empty result
 	// envelope, at most well beyond any agent's context window, so a typo
 	// such as maxBytes 3276800000 is caught.
 	searchSpecs = append(slices.Clone(commonSpecs), OptionSpecs{
@@ -218,6 +218,9 @@ func ParseVisibilityOptions(caller, js string) (Policy, error) {
 	}
 	o := Options{Caller: caller}
 	if err := visibilitySpecs.parse(js, &o); err != nil {
+		if u, ok := err.(*unknownOptionError); ok && u.name == "caller" {
+			return Policy{}, errors.New(`unknown option "caller": the caller is the first argument`)
+		}
 		return Policy{}, err
 	}
 	return o.Policy(), nil
@@ -279,6 +282,15 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return e.Option + " must be " + e.Want + ", got " + e.Value }
 
+type unknownOptionError struct {
+	name  string
+	known []string
+}
+
+func (e *unknownOptionError) Error() string {
+	return fmt.Sprintf("unknown option %q (known: %s)", e.name, strings.Join(e.known, ", "))
+}
+
 // Lookup returns the option called name.
 func (specs OptionSpecs) Lookup(name string) (OptionSpec, bool) {
 	i := slices.IndexFunc(specs, func(s OptionSpec) bool { return s.Name == name })
@@ -310,6 +322,14 @@ func (specs OptionSpecs) Names() []string {
 	}
 	return names
 }
+
+// Decode reads an options object that may hold only these options into
+// dst, a pointer to the options type they describe, over what dst holds:
+// an absent option keeps its field, or takes its default when the field is
+// zero. So an MCP tool can take some options from its arguments and the
+// others (the caller and its visibility) from its command line. Checks
+// across options are Validate's.
+func (specs OptionSpecs) Decode(js string, dst any) error { return specs.parse(js, dst) }
 
 // parse decodes js into dst, a pointer to the options type, with defaults.
 func (specs OptionSpecs) parse(js string, dst any) error {
@@ -350,10 +370,8 @@ func (specs OptionSpecs) checkNames(prefix string, order []string) error {
 		switch {
 		case seen[name]:
 			return fmt.Errorf("option %q is given twice", prefix+name)
-		case !slices.Contains(known, name) && name == "caller" && prefix == "":
-			return errors.New(`unknown option "caller": the caller is the first argument`)
 		case !slices.Contains(known, name):
-			return fmt.Errorf("unknown option %q (known: %s)", prefix+name, strings.Join(known, ", "))
+			return &unknownOptionError{prefix + name, known}
 		}
 		seen[name] = true
 	}

@@ -429,3 +429,33 @@ func TestSQLTimeBounds(t *testing.T) {
 		}
 	}
 }
+
+// Decode takes some options from JSON over values set elsewhere, as an MCP
+// tool does with its arguments over its command line.
+func TestOptionsDecode(t *testing.T) {
+	specs := SearchOptionSpecs().Select("limit", "order", "after")
+	base := SearchOptions{Options: Options{Caller: "agent:ops:main", Visibility: "agent"}, Limit: 7}
+	o := base
+	if err := specs.Decode(`{"order":"recent"}`, &o); err != nil {
+		t.Fatal(err)
+	}
+	want := base
+	want.Order = "recent"
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("Decode over a base:\n got %+v\nwant %+v", o, want)
+	}
+	o = SearchOptions{Options: Options{Caller: "c"}}
+	if err := specs.Decode(`{}`, &o); err != nil || o.Limit != 10 || o.Order != "relevance" {
+		t.Errorf("Decode({}) over zero fields: %+v, %v; want the defaults", o, err)
+	}
+	for js, want := range map[string]string{
+		`{"caller":"agent:main:main"}`: `unknown option "caller" (known: limit, order, after)`,
+		`{"visibility":"all"}`:         `unknown option "visibility" (known: limit, order, after)`,
+		`{"limit":0}`:                  `limit must be an integer 1..25, got 0`,
+	} {
+		o := base
+		if err := specs.Decode(js, &o); err == nil || err.Error() != want {
+			t.Errorf("Decode(%s): %v, want %s", js, err, want)
+		}
+	}
+}
