@@ -2,8 +2,10 @@ package driver_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -469,3 +471,84 @@ func TestSearchTimeRange(t *testing.T) {
 		t.Errorf("Search with after = before: %v", err)
 	}
 }
+
+// One connection keeps one visibility decision, keyed on the parsed policy:
+// switching callers and options back and forth on it, through
+// session_visible and sessions_search, always answers what a fresh
+// connection answers, and spellings of one policy (allow patterns in
+// another order or case) answer alike.
+func TestVisibilityCacheNeverMixesPolicies(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:main", "", "lime")
+	w.session("agent:main:child", "agent:main:main", "lime")
+	w.session("agent:main:side", "", "lime")
+	w.session("agent:ops:main", "", "lime")
+	w.session("agent:ops:sub", "agent:ops:main", "lime")
+	w.session("agent:dev:main", "", "lime")
+	policies := []struct{ caller, options string }{
+		{"agent:main:main", `{}`},
+		{"agent:main:main", `{"visibility":"self"}`},
+		{"agent:main:child", `{}`},
+		{"agent:main:side", `{"visibility":"agent"}`},
+		{"agent:ops:main", `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["main","ops"]}}`},
+		{"agent:ops:main", `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["OPS","main","ops"]}}`},
+		{"agent:ops:main", `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["dev","ops"]}}`},
+		{"agent:ops:main", `{"visibility":"all"}`},
+		{"agent:ops:main", `{"sandboxed":true}`},
+	}
+	targets := []string{"agent:main:main", "agent:main:child", "agent:main:side", "agent:ops:main", "agent:ops:sub", "agent:dev:main"}
+	answer := func(conn *sql.Conn, caller, options string) string {
+		var b strings.Builder
+		for _, target := range targets {
+			var v int
+			if err := conn.QueryRowContext(w.ctx, `SELECT session_visible(?1, ?2, ?3)`, caller, target, options).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprint(&b, v)
+		}
+		var js string
+		search := `{"caller":` + jsonString(caller) + `,` + strings.TrimPrefix(options, "{")
+		if options == `{}` {
+			search = `{"caller":` + jsonString(caller) + `}`
+		}
+		if err := conn.QueryRowContext(w.ctx, `SELECT sessions_search('lime', ?1)`, search).Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		var res driver.SearchResult
+		if err := json.Unmarshal([]byte(js), &res); err != nil {
+			t.Fatal(err)
+		}
+		found := keys(&res)
+		slices.Sort(found)
+		return b.String() + " " + strings.Join(found, " ")
+	}
+	fresh := make([]string, len(policies))
+	for i, p := range policies {
+		conn, err := w.db.Conn(w.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh[i] = answer(conn, p.caller, p.options)
+		conn.Close()
+	}
+	if fresh[4] != fresh[5] {
+		t.Errorf("allow [main ops] and [OPS main ops] answer %q and %q", fresh[4], fresh[5])
+	}
+	if fresh[4] == fresh[6] || fresh[0] == fresh[1] {
+		t.Fatalf("the policies do not tell each other apart: %q", fresh)
+	}
+	conn, err := w.db.Conn(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		i := rng.IntN(len(policies))
+		if got := answer(conn, policies[i].caller, policies[i].options); got != fresh[i] {
+			t.Fatalf("%s %s on a used connection: %q, fresh: %q", policies[i].caller, policies[i].options, got, fresh[i])
+		}
+	}
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
