@@ -457,3 +457,46 @@ func TestVisibilityProperty(t *testing.T) {
 		}
 	}
 }
+
+// Policy.Key tells apart what decides differently and only that: the
+// connection's visibility cache is keyed on it.
+func TestPolicyKey(t *testing.T) {
+	a2a := func(allow ...string) AgentToAgent { return AgentToAgent{Enabled: true, Allow: allow} }
+	base := Options{Caller: "agent:ops:main"}
+	with := func(f func(*Options)) Options { o := base; f(&o); return o }
+	same := [][2]Options{
+		{base, with(func(o *Options) { o.Visibility = "tree" })},
+		{base, with(func(o *Options) { o.SandboxVisibility = "spawned" })},
+		{with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("o*", "dev") }),
+			with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("DEV", "o*", "dev") })},
+		{with(func(o *Options) { o.AgentToAgent = a2a("*") }), base}, // agentToAgent counts under "all" only
+		{with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", AgentToAgent{Allow: []string{"*"}} }),
+			with(func(o *Options) { o.Visibility = "all" })}, // not enabled
+		{with(func(o *Options) { o.Sandboxed, o.SandboxVisibility = true, "all" }), base},
+	}
+	for _, p := range same {
+		if a, b := p[0].Policy().Key(), p[1].Policy().Key(); a != b {
+			t.Errorf("%+v and %+v decide alike but have keys %q and %q", p[0], p[1], a, b)
+		}
+	}
+	different := []Options{
+		base,
+		{Caller: "agent:ops:Main"},
+		{Caller: `agent:ops:main" all`},
+		with(func(o *Options) { o.Visibility = "self" }),
+		with(func(o *Options) { o.Visibility = "agent" }),
+		with(func(o *Options) { o.Visibility = "all" }),
+		with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("*") }),
+		with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("* dev") }),
+		with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("*", "dev") }),
+		with(func(o *Options) { o.Sandboxed = true }),
+	}
+	seen := map[string]Options{}
+	for _, o := range different {
+		k := o.Policy().Key()
+		if prev, ok := seen[k]; ok {
+			t.Errorf("%+v and %+v share the key %q", prev, o, k)
+		}
+		seen[k] = o
+	}
+}
