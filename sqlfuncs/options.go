@@ -364,16 +364,13 @@ func (specs OptionSpecs) decode(prefix string, values map[string]json.RawMessage
 }
 
 func (specs OptionSpecs) checkNames(prefix string, order []string) error {
-	known := specs.Names()
-	seen := make(map[string]bool, len(order))
-	for _, name := range order {
+	for i, name := range order {
 		switch {
-		case seen[name]:
+		case slices.Contains(order[:i], name):
 			return fmt.Errorf("option %q is given twice", prefix+name)
-		case !slices.Contains(known, name):
-			return &unknownOptionError{prefix + name, known}
+		case !slices.ContainsFunc(specs, func(s OptionSpec) bool { return s.Name == name }):
+			return &unknownOptionError{prefix + name, specs.Names()}
 		}
-		seen[name] = true
 	}
 	return nil
 }
