@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,38 @@ import (
 // flag that sets a field of the options type, and a JSON Schema for MCP tool
 // inputs. All of it comes from the tables in options.go, so a range or a
 // default is written there once.
+
+// Lookup returns the option called name.
+func (specs OptionSpecs) Lookup(name string) (OptionSpec, bool) {
+	i := slices.IndexFunc(specs, func(s OptionSpec) bool { return s.Name == name })
+	if i < 0 {
+		return OptionSpec{}, false
+	}
+	return specs[i], true
+}
+
+// Select returns the options called names, in that order. Asking for an
+// option that does not exist is a programming error: it panics.
+func (specs OptionSpecs) Select(names ...string) OptionSpecs {
+	out := make(OptionSpecs, len(names))
+	for i, name := range names {
+		s, ok := specs.Lookup(name)
+		if !ok {
+			panic("sqlfuncs: no option " + strconv.Quote(name))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Names returns the names of the options, in order.
+func (specs OptionSpecs) Names() []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
 
 // Usage is the option's help followed by its range and default, as a flag's
 // usage shows it: "at most `n` results (1..25, default 10)". Enumerated
