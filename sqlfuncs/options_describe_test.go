@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -458,4 +459,26 @@ func TestOptionsDecode(t *testing.T) {
 			t.Errorf("Decode(%s): %v, want %s", js, err, want)
 		}
 	}
+}
+
+// The options of sessions_search, as the table states them once for the
+// parser, the CLI's flags and the MCP tool's schema.
+func ExampleSearchOptionSpecs() {
+	for _, s := range SearchOptionSpecs() {
+		fmt.Printf("%-17s %-7s %s\n", s.Name, s.Type, s.Usage())
+	}
+	// Output:
+	// caller            string  the session `key` of the session that asks; the answer is what it may see
+	// visibility        string  which sessions the caller sees: itself (self), those it spawned and, for an agent's main session, its agent's (tree), its agent's (agent), or also other agents' with agentToAgent (all) (default tree)
+	// sandboxed         boolean the caller runs in a sandbox
+	// sandboxVisibility string  what a sandboxed caller sees: only the sessions it spawned (spawned), or what its visibility says (all) (default spawned)
+	// agentToAgent      object  cross-agent access under visibility all
+	// limit             integer at most `n` results (1..25, default 10)
+	// sessionKey        string  search only the session with this `key`
+	// snippetChars      integer the longest snippet in `characters` (1..4000, default 300)
+	// maxBytes          integer the longest JSON answer in `bytes` (256..1048576, default 32768)
+	// prefix            boolean match the last query term as a prefix
+	// order             string  best first (relevance) or newest first (recent) (default relevance)
+	// after             time    only messages written after this `time` (epoch milliseconds or RFC 3339)
+	// before            time    only messages written before this `time` (epoch milliseconds or RFC 3339)
 }
