@@ -552,3 +552,54 @@ func TestVisibilityCacheNeverMixesPolicies(t *testing.T) {
 }
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// BenchmarkSearchCallers: sessions_search on one connection for one caller
+// again and again (single) and for four callers in turn (turns), over 2,000
+// sessions in four spawn trees of 500. The connection keeps the decisions of several
+// policies, so taking turns should cost what a single caller costs.
+func BenchmarkSearchCallers(b *testing.B) {
+	db, ctx := openStore(b)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, 2000)
+	fruit := []string{"plum", "pear"} // one message in 5 has a plum, 100 in each tree
+	for i := range keys {
+		keys[i] = fmt.Sprintf("agent:a%d:s%d", i%4, i)
+		spawnedBy := ""
+		if i >= 4 {
+			spawnedBy = keys[i%4+4*(i/8)]
+		}
+		if err := driver.AddSession(ctx, tx, driver.Session{Key: keys[i], SpawnedBy: spawnedBy}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := driver.Append(ctx, tx, keys[i], message("m", "", "user", fmt.Sprintf("%s number %d", fruit[min(i%5, 1)], i), int64(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	run := func(b *testing.B, callers []string) {
+		opts := make([]string, len(callers))
+		for i, c := range callers {
+			opts[i] = `{"caller":"` + c + `","limit":5}`
+		}
+		i := 0
+		for b.Loop() {
+			var js string
+			if err := conn.QueryRowContext(ctx, `SELECT sessions_search('plum', ?1)`, opts[i%len(opts)]).Scan(&js); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	b.Run("single", func(b *testing.B) { run(b, keys[:1]) })
+	b.Run("turns", func(b *testing.B) { run(b, keys[:4]) })
+}

@@ -24,22 +24,28 @@ import (
 // session_visible call of its SELECT as an SQL pointer value, so the SELECT
 // filters with the very policy the options gave, not a copy re-encoded.
 
-// visibilityCache is the last decision on a connection, by its policy's
-// Key, valid while the database is unchanged.
+// visibilityCache keeps the decisions of the last few policies on a
+// connection, by their Key, while the database is unchanged: an MCP server
+// or a gateway asks for several callers in turn on one connection.
 type visibilityCache struct {
-	key     string
 	version [2]int64
-	fn      func(string) bool
+	byKey   map[string]func(string) bool
 }
 
+// maxCachedPolicies bounds the cache; each decision holds its caller's
+// spawn tree, so a few are small.
+const maxCachedPolicies = 8
+
 // visibility returns the decision of a policy, reading the sessions it
-// needs from the store; the connection keeps the last one while the
-// database does not change.
+// needs from the store, or the connection's cached one.
 func visibility(c *call, db conn, policy sqlfuncs.Policy) (func(string) bool, error) {
 	cache := &c.state.visible
 	key, version := policy.Key(), db.version()
-	if cache.fn != nil && cache.key == key && cache.version == version {
-		return cache.fn, nil
+	if cache.version != version {
+		cache.version, cache.byKey = version, nil
+	}
+	if visible, ok := cache.byKey[key]; ok {
+		return visible, nil
 	}
 	var forest *sqlfuncs.Forest
 	if policy.NeedsForest() {
@@ -60,7 +66,16 @@ func visibility(c *call, db conn, policy sqlfuncs.Policy) (func(string) bool, er
 		forest = sqlfuncs.NewForest(rows)
 	}
 	visible := policy.VisibleSet(forest)
-	*cache = visibilityCache{key, version, visible}
+	if cache.byKey == nil {
+		cache.byKey = make(map[string]func(string) bool, maxCachedPolicies)
+	}
+	if len(cache.byKey) >= maxCachedPolicies {
+		for k := range cache.byKey { // any one: callers that come back are few
+			delete(cache.byKey, k)
+			break
+		}
+	}
+	cache.byKey[key] = visible
 	return visible, nil
 }
 
