@@ -122,10 +122,13 @@ func (s *stmt) bindVisible(name string, visible func(string) bool) (release func
 	cname := C.CString(name)
 	i := C.ss_bind_parameter_index(s.s, cname)
 	C.free(unsafe.Pointer(cname))
+	if i == 0 {
+		return nil, fmt.Errorf("bind: no parameter %s", name)
+	}
 	h := cgo.NewHandle(visible)
-	if rc := C.ss_bind_visible(s.s, i, C.uintptr_t(h)); i == 0 || rc != sqliteOK {
+	if rc := C.ss_bind_visible(s.s, i, C.uintptr_t(h)); rc != sqliteOK {
 		h.Delete()
-		return nil, fmt.Errorf("bind %s: no such parameter or rc %d", name, rc)
+		return nil, s.c.errorf(rc, "bind %s", name)
 	}
 	return h.Delete, nil
 }
