@@ -60,8 +60,7 @@ const (
 
 // Policy is one caller's visibility, normalized for fast decisions. Build it
 // with Options.Policy or ParseVisibilityOptions; the zero Policy sees
-// nothing but the empty key. Two policies that decide alike have the same
-// Key.
+// nothing but the empty key. Key names it for caches.
 type Policy struct {
 	caller       string
 	callerAgent  string
