@@ -35,6 +35,21 @@ type call struct {
 func (c *call) isNull(i int) bool { return i >= len(c.args) || C.ss_value_type(c.args[i]) == typeNull }
 func (c *call) isText(i int) bool { return i < len(c.args) && C.ss_value_type(c.args[i]) == typeText }
 
+// typeName is SQLite's typeof() of argument i.
+func (c *call) typeName(i int) string {
+	switch C.ss_value_type(c.args[i]) {
+	case typeInteger:
+		return "integer"
+	case typeFloat:
+		return "real"
+	case typeText:
+		return "text"
+	case typeBlob:
+		return "blob"
+	}
+	return "null"
+}
+
 // text returns argument i as text (NULL gives "").
 func (c *call) text(i int) string {
 	if c.isNull(i) {

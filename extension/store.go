@@ -136,3 +136,18 @@ func fnIndexStatus(c *call) error {
 	c.resultText(fmt.Sprintf(`{"pendingSessions":%d}`, pending))
 	return nil
 }
+
+// fnKeyProblem: sessionsearch_key_problem(session_key, spawned_by,
+// parent_session_key) is NULL when the keys are good, else what is wrong.
+func fnKeyProblem(c *call) error {
+	values := make([]store.KeyValue, len(c.args))
+	for i, column := range []string{"session_key", "spawned_by", "parent_session_key"}[:len(c.args)] {
+		values[i] = store.KeyValue{Column: column, Type: c.typeName(i), Text: c.text(i)}
+	}
+	if p := store.KeyProblem(values...); p != "" {
+		c.resultText(p)
+	} else {
+		c.resultNull()
+	}
+	return nil
+}

@@ -489,6 +489,13 @@ func TestErrorsAcrossHosts(t *testing.T) {
 			[]string{"transcript_events", "stored before", "INSERT OR IGNORE", `"agent:main:err"`, "seq 0"}},
 		{"update sessions set session_key = 'agent:main:renamed' where session_key = 'agent:main:err';",
 			[]string{"sessions", "session_key cannot change", `"agent:main:err"`}},
+		// Session keys are text (docs/store.md S2).
+		{"insert into sessions(session_key) values (cast('agent:main:err' as blob));",
+			[]string{"sessions", "session_key must be text, got a blob"}},
+		{"insert into sessions(session_key) values ('');", []string{"sessions", "session_key must not be empty"}},
+		{"insert into sessions(session_key) values (cast(x'6b6579ff' as text));", []string{"sessions", "session_key must be valid UTF-8"}},
+		{"insert into sessions(session_key, spawned_by) values ('agent:main:child', x'00');", []string{"sessions", "spawned_by must be text, got a blob"}},
+		{"update sessions set parent_session_key = x'01' where session_key = 'agent:main:err';", []string{"sessions", "parent_session_key must be text, got a blob"}},
 		// sessions_search: options, query and sessionKey.
 		{`select sessions_search('stored', '{"caller":"agent:main:err","limit":0}');`, []string{"sessions_search", "limit", "1..25", "got 0"}},
 		{`select sessions_search('stored', '{"caller":"agent:main:err","limit":26}');`, []string{"sessions_search", "limit", "1..25", "got 26"}},
@@ -595,6 +602,7 @@ var (
 		"sessionsearch_debug",
 		"sessionsearch_entry",
 		"sessionsearch_index_version",
+		"sessionsearch_key_problem",
 		"sessionsearch_message_text",
 		"sessionsearch_migrate",
 		"sessionsearch_refuse",
