@@ -83,8 +83,7 @@ func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *
 // connState is the extension's state for one connection, created when the
 // functions are registered on it and released when it closes.
 type connState struct {
-	store   store.State
-	visible visibilityCache
+	store store.State
 }
 
 //export sessionsearch_go_conn_open

@@ -9,12 +9,11 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
-	"strings"
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
-	"github.com/sessionsearch/sessionsearch/transcript"
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // Search and history: the rules are in package sqlfuncs; these functions
@@ -24,59 +23,10 @@ import (
 // session_visible call of its SELECT as an SQL pointer value, so the SELECT
 // filters with the very policy the options gave, not a copy re-encoded.
 
-// visibilityCache keeps the decisions of the last few policies on a
-// connection, by their Key, while the database is unchanged: an MCP server
-// or a gateway asks for several callers in turn on one connection.
-type visibilityCache struct {
-	version [2]int64
-	byKey   map[string]func(string) bool
-}
-
-// maxCachedPolicies bounds the cache; each decision holds its caller's
-// spawn tree, so a few are small.
-const maxCachedPolicies = 8
-
-// visibility returns the decision of a policy, reading the sessions it
-// needs from the store, or the connection's cached one.
+// visibility returns the decision of a policy: the store's, cached on the
+// connection while the database is unchanged.
 func visibility(c *call, db conn, policy sqlfuncs.Policy) (func(string) bool, error) {
-	cache := &c.state.visible
-	key, version := policy.Key(), db.version()
-	if cache.version != version {
-		cache.version, cache.byKey = version, nil
-	}
-	if visible, ok := cache.byKey[key]; ok {
-		return visible, nil
-	}
-	var forest *sqlfuncs.Forest
-	if policy.NeedsForest() {
-		// The caller's spawn tree is all the rules look at.
-		var rows []sqlfuncs.SessionLinks
-		err := db.query(`WITH RECURSIVE tree(key) AS (
-				SELECT ?1
-				UNION SELECT s.session_key FROM sessions s JOIN tree ON s.spawned_by = tree.key
-				UNION SELECT s.session_key FROM sessions s JOIN tree ON s.parent_session_key = tree.key)
-			SELECT s.session_key, coalesce(s.spawned_by, ''), coalesce(s.parent_session_key, '')
-			FROM tree JOIN sessions s ON s.session_key = tree.key`, func(s *stmt) error {
-			rows = append(rows, sqlfuncs.SessionLinks{Key: s.text(0), SpawnedBy: s.text(1), ParentKey: s.text(2)})
-			return nil
-		}, policy.Caller())
-		if err != nil {
-			return nil, err
-		}
-		forest = sqlfuncs.NewForest(rows)
-	}
-	visible := policy.VisibleSet(forest)
-	if cache.byKey == nil {
-		cache.byKey = make(map[string]func(string) bool, maxCachedPolicies)
-	}
-	if len(cache.byKey) >= maxCachedPolicies {
-		for k := range cache.byKey { // any one: callers that come back are few
-			delete(cache.byKey, k)
-			break
-		}
-	}
-	cache.byKey[key] = visible
-	return visible, nil
+	return c.state.store.Visibility(db, db.version(), policy)
 }
 
 // visibleCache is one caller's visibility, kept for the rest of the
@@ -146,34 +96,9 @@ func (c *call) boundVisible(i int) func(string) bool {
 	return cgo.Handle(h).Value().(func(string) bool)
 }
 
-// SearchSQL is the single SELECT behind sessions_search, the one the README
-// shows: named parameters :query and :prefix (as sessions_match takes them),
-// :session (one session key, or NULL), :after and :before (epoch
-// milliseconds, or NULL: messages strictly between them), :caller and
-// :options (as session_visible takes them), :limit and :snippet_chars. Rows:
-// session key, message id, role, timestamp, snippet, score, best first.
-const SearchSQL = `WITH hits AS MATERIALIZED (
-  SELECT m.rowid, m.session_key, m.message_id, m.role, m.timestamp, -f.rank AS score
-  FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
-  WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-    AND NOT m.pending
-    AND (:session IS NULL OR m.session_key = :session)
-    AND (:after IS NULL OR m.timestamp > :after)
-    AND (:before IS NULL OR m.timestamp < :before)
-    AND session_visible(:caller, m.session_key, :options)
-  ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid
-  LIMIT :limit)
-SELECT hits.session_key, hits.message_id, hits.role, hits.timestamp,
-  sessionsearch_snippet(sessionsearch_fts, :snippet_chars) AS snippet, hits.score
-FROM hits CROSS JOIN sessionsearch_fts ON sessionsearch_fts.rowid = hits.rowid
-WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid`
-
-// recentSQL is SearchSQL in the "recent" order: newest first.
-var recentSQL = strings.NewReplacer(
-	"ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid", "ORDER BY m.timestamp DESC, m.rowid DESC",
-	"ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid", "ORDER BY hits.timestamp DESC, hits.rowid DESC",
-).Replace(SearchSQL)
+// SearchSQL is the single SELECT behind sessions_search (store.SearchSQL),
+// under the name docs/search.md gives it.
+const SearchSQL = store.SearchSQL
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
 func fnSessionsSearch(c *call) error {
@@ -190,16 +115,18 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	var session any
 	if opts.SessionKey != "" {
-		if !visible(opts.SessionKey) || !sessionExists(db, opts.SessionKey) {
+		exists, err := store.SessionExists(db, opts.SessionKey)
+		if err != nil {
+			return err
+		}
+		if !visible(opts.SessionKey) || !exists {
 			return fmt.Errorf("no session %q visible to %q", opts.SessionKey, opts.Caller)
 		}
-		session = opts.SessionKey
 	}
 	var results []sqlfuncs.SearchHit
 	if expr != sqlfuncs.MatchNothing {
-		if results, err = searchHits(db, c.text(0), opts, session, visible); err != nil {
+		if results, err = searchHits(db, c.text(0), opts, visible); err != nil {
 			return err
 		}
 	}
@@ -207,7 +134,7 @@ func fnSessionsSearch(c *call) error {
 	if truncated {
 		results = results[:opts.Limit]
 	}
-	indexing, err := anyPendingVisible(db, session, visible)
+	indexing, err := store.AnyPendingVisible(db, opts.SessionKey, visible)
 	if err != nil {
 		return err
 	}
@@ -218,47 +145,33 @@ func fnSessionsSearch(c *call) error {
 // searchHits runs SearchSQL (or recentSQL) for up to Limit+1 hits, the one
 // more telling whether the results were cut. :options is the search's
 // visibility decision itself, as a pointer value.
-func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, session any, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
-	sql := SearchSQL
+func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
+	sql := store.SearchSQL
 	if opts.Order == sqlfuncs.OrderRecent {
-		sql = recentSQL
+		sql = store.RecentSQL
+	}
+	var session any
+	if opts.SessionKey != "" {
+		session = opts.SessionKey
 	}
 	s, err := db.prepare(sql)
 	if err != nil {
 		return nil, err
 	}
-	defer s.finalize()
+	defer s.Close()
 	release, err := s.bindVisible(":options", visible)
 	if err != nil {
 		return nil, err
 	}
 	defer release() // after finalize: deferred calls run last first
 	var hits []sqlfuncs.SearchHit
-	err = s.each(func(s *stmt) error {
-		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.text(0), MessageID: s.text(1),
-			Role: s.text(2), Timestamp: s.int(3), Snippet: s.text(4), Score: s.float(5)})
+	err = s.each(func(store.Row) error {
+		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.Text(0), MessageID: s.Text(1),
+			Role: s.Text(2), Timestamp: s.Int(3), Snippet: s.Text(4), Score: s.Float(5)})
 		return nil
 	}, named{":query": query, ":prefix": opts.Prefix, ":session": session, ":after": opts.SQLAfter(), ":before": opts.SQLBefore(),
 		":caller": opts.Caller, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
 	return hits, err
-}
-
-func sessionExists(db conn, key string) bool {
-	found := false
-	db.query(`SELECT 1 FROM sessionsearch_sessions WHERE session_key = ?1`, func(*stmt) error { found = true; return nil }, key)
-	return found
-}
-
-// anyPendingVisible reports whether a session the caller sees (or the one
-// session searched) waits for reconciliation: its results are missing.
-func anyPendingVisible(db conn, session any, visible func(string) bool) (bool, error) {
-	pending := false
-	err := db.query(`SELECT session_key FROM sessionsearch_sessions WHERE pending AND (?1 IS NULL OR session_key = ?1)`,
-		func(s *stmt) error {
-			pending = pending || visible(s.text(0))
-			return nil
-		}, session)
-	return pending, err
 }
 
 // fnSessionsHistory: sessions_history(session_key, options_json) → JSON.
@@ -273,21 +186,17 @@ func fnSessionsHistory(c *call) error {
 	if err != nil {
 		return err
 	}
-	var sid, pending int64 = -1, 0
+	var path []sqlfuncs.HistoryMessage
+	found := false
 	if visible(key) {
-		if err := db.query(`SELECT sid, pending FROM sessionsearch_sessions WHERE session_key = ?1`,
-			func(s *stmt) error { sid, pending = s.int(0), s.int(1); return nil }, key); err != nil {
+		if path, found, err = store.ActivePath(db, key); err != nil {
 			return err
 		}
 	}
-	if sid < 0 {
+	if !found {
 		// Missing and hidden sessions are one error: the caller learns
 		// nothing about sessions it cannot see.
 		return fmt.Errorf("no session %q visible to %q", key, opts.Caller)
-	}
-	path, err := activePath(db, key, sid, pending != 0)
-	if err != nil {
-		return err
 	}
 	res := sqlfuncs.HistoryWindow(key, path, opts, func(s string) string {
 		out, _ := redact.Text(s)
@@ -295,57 +204,4 @@ func fnSessionsHistory(c *call) error {
 	})
 	c.resultBytes(res.JSON())
 	return nil
-}
-
-// activePath returns the messages on a session's active path, oldest first.
-// A pending session's path is replayed from its events, since its index is
-// not up to date.
-func activePath(db conn, key string, sid int64, pending bool) ([]sqlfuncs.HistoryMessage, error) {
-	type event struct {
-		seq  int64
-		data []byte
-	}
-	var events []event
-	sql := `SELECT t.seq, t.event FROM sessionsearch_entries e
-		JOIN transcript_events t ON t.session_key = ?1 AND t.seq = e.id & 4294967295
-		WHERE e.id BETWEEN ?2 << 32 AND (?2 << 32) | 4294967295 AND e.active ORDER BY e.id`
-	if pending {
-		sql = `SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND ?2 IS NOT NULL ORDER BY seq`
-	}
-	if err := db.query(sql, func(s *stmt) error {
-		events = append(events, event{s.int(0), []byte(s.text(1))})
-		return nil
-	}, key, sid); err != nil {
-		return nil, err
-	}
-	keep := make([]bool, len(events))
-	if pending {
-		r := transcript.NewReplay()
-		for _, ev := range events {
-			e, err := transcript.Parse(ev.data)
-			if err != nil {
-				e = transcript.Entry{Type: "invalid"}
-			}
-			r.Append(e)
-		}
-		for _, i := range r.Path() {
-			keep[i] = true
-		}
-	} else {
-		for i := range keep {
-			keep[i] = true
-		}
-	}
-	var path []sqlfuncs.HistoryMessage
-	for i, ev := range events {
-		if !keep[i] {
-			continue
-		}
-		e, text, err := transcript.Read(ev.data)
-		if err != nil || e.Type != "message" || e.Role == "" || strings.TrimSpace(text) == "" {
-			continue // not a message, or one without text (a tool call alone)
-		}
-		path = append(path, sqlfuncs.HistoryMessage{ID: e.ID, Role: e.Role, Timestamp: e.Timestamp, Text: strings.TrimSpace(text)})
-	}
-	return path, nil
 }

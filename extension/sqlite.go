@@ -264,16 +264,50 @@ func (s *stmt) step() (bool, error) {
 	}
 }
 
-func (s *stmt) reset() { C.ss_reset(s.s) }
+// conn and stmt are the store's Conn, Row and Stmt: the one way the
+// extension runs SQL.
+var (
+	_ store.Conn = conn{}
+	_ store.Row  = (*stmt)(nil)
+	_ store.Stmt = (*stmt)(nil)
+)
 
-// run binds args and runs the statement to completion, ready to run again.
-func (s *stmt) run(args ...any) error {
-	defer s.reset()
-	return s.each(func(*stmt) error { return nil }, args...)
+// Exec runs sql with args to completion.
+func (c conn) Exec(sql string, args ...any) error {
+	return c.Query(sql, func(store.Row) error { return nil }, args...)
 }
 
-// each binds args, runs the statement and calls row for each result row.
-func (s *stmt) each(row func(*stmt) error, args ...any) error {
+// Query runs sql with args and calls row for each result row.
+func (c conn) Query(sql string, row func(store.Row) error, args ...any) error {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.each(row, args...)
+}
+
+func (c conn) Prepare(sql string) (store.Stmt, error) {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run binds args and runs the statement to completion, ready to run again.
+func (s *stmt) Run(args ...any) error {
+	return s.Query(func(store.Row) error { return nil }, args...)
+}
+
+// Query binds args, runs the statement, calls row for each result row and
+// leaves it ready to run again.
+func (s *stmt) Query(row func(store.Row) error, args ...any) error {
+	defer C.ss_reset(s.s)
+	return s.each(row, args...)
+}
+
+func (s *stmt) each(row func(store.Row) error, args ...any) error {
 	if err := s.bind(args...); err != nil {
 		return err
 	}
@@ -287,11 +321,12 @@ func (s *stmt) each(row func(*stmt) error, args ...any) error {
 		}
 	}
 }
-func (s *stmt) finalize() { C.ss_finalize(s.s) }
 
-func (s *stmt) isNull(i int) bool { return C.ss_column_type(s.s, C.int(i)) == typeNull }
+func (s *stmt) Close() { C.ss_finalize(s.s) }
 
-func (s *stmt) text(i int) string {
+func (s *stmt) IsNull(i int) bool { return C.ss_column_type(s.s, C.int(i)) == typeNull }
+
+func (s *stmt) Text(i int) string {
 	var n C.int
 	p := C.ss_column_text(s.s, C.int(i), &n)
 	if p == nil {
@@ -300,52 +335,5 @@ func (s *stmt) text(i int) string {
 	return C.GoStringN((*C.char)(unsafe.Pointer(p)), n)
 }
 
-func (s *stmt) int(i int) int64     { return int64(C.ss_column_int64(s.s, C.int(i))) }
-func (s *stmt) float(i int) float64 { return float64(C.ss_column_double(s.s, C.int(i))) }
-
-// exec runs sql with args to completion.
-func (c conn) exec(sql string, args ...any) error {
-	return c.query(sql, func(*stmt) error { return nil }, args...)
-}
-
-// query runs sql with args and calls row for each result row.
-func (c conn) query(sql string, row func(*stmt) error, args ...any) error {
-	s, err := c.prepare(sql)
-	if err != nil {
-		return err
-	}
-	defer s.finalize()
-	return s.each(row, args...)
-}
-
-// conn and stmt are the store's Conn, Row and Stmt.
-var (
-	_ store.Conn = conn{}
-	_ store.Row  = (*stmt)(nil)
-	_ store.Stmt = (*stmt)(nil)
-)
-
-func (c conn) Exec(sql string, args ...any) error { return c.exec(sql, args...) }
-
-func (c conn) Query(sql string, row func(store.Row) error, args ...any) error {
-	return c.query(sql, func(s *stmt) error { return row(s) }, args...)
-}
-
-func (c conn) Prepare(sql string) (store.Stmt, error) {
-	s, err := c.prepare(sql)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *stmt) Int(i int) int64       { return s.int(i) }
-func (s *stmt) Text(i int) string     { return s.text(i) }
-func (s *stmt) IsNull(i int) bool     { return s.isNull(i) }
-func (s *stmt) Run(args ...any) error { return s.run(args...) }
-func (s *stmt) Close()                { s.finalize() }
-
-func (s *stmt) Query(row func(store.Row) error, args ...any) error {
-	defer s.reset()
-	return s.each(func(s *stmt) error { return row(s) }, args...)
-}
+func (s *stmt) Int(i int) int64     { return int64(C.ss_column_int64(s.s, C.int(i))) }
+func (s *stmt) Float(i int) float64 { return float64(C.ss_column_double(s.s, C.int(i))) }

@@ -43,9 +43,10 @@ type State struct {
 		hash uint64
 		text string
 	}
-	buf    []byte
-	replay *replay // of the session Reconcile stopped in
-	marks  int64
+	buf     []byte
+	replay  *replay // of the session Reconcile stopped in
+	marks   int64
+	visible visibilityCache
 }
 
 var eventHashSeed = maphash.MakeSeed()
