@@ -107,6 +107,15 @@ func OpenReadOnly(path string) (*DB, error) {
 	if info.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a sessionsearch database", path)
 	}
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		// No write-ahead log: look at the schema with the file opened as
+		// immutable, so that a file that is not a sessionsearch database
+		// gets no -wal and -shm files beside it (a reader of a WAL
+		// database creates them otherwise).
+		if err := checkFile(path, url.Values{"mode": {"ro"}, "immutable": {"1"}}); err != nil {
+			return nil, err
+		}
+	}
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_busy_timeout", fmt.Sprint(BusyTimeout.Milliseconds()))
@@ -119,6 +128,16 @@ func OpenReadOnly(path string) (*DB, error) {
 		return nil, err
 	}
 	return &DB{DB: db, path: path}, nil
+}
+
+// checkFile runs CheckStore on path opened with the URI parameters q.
+func checkFile(path string, q url.Values) error {
+	db, err := sql.Open(DriverName, "file:"+escapePath(path)+"?"+q.Encode())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return CheckStore(context.Background(), db, path)
 }
 
 // CheckStore reads db's schema, without writing, and returns nil when it

@@ -25,19 +25,19 @@ func writeFile(t *testing.T, path string, data []byte) []byte {
 	return data
 }
 
-// foreignDB writes an SQLite database of another program (rollback
-// journal, two tables) and returns its bytes.
-func foreignDB(t *testing.T, path string) []byte {
+// foreignDB writes an SQLite database of another program (two tables;
+// rollback journal unless pragmas say otherwise) and returns its bytes.
+func foreignDB(t *testing.T, path string, pragmas ...string) []byte {
 	t.Helper()
 	db, err := sql.Open(driver.DriverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	for _, q := range append(pragmas,
 		`CREATE TABLE session_nodes(session_key TEXT PRIMARY KEY, entry_json TEXT)`,
 		`CREATE TABLE transcript_events(session_id TEXT, seq INTEGER, event_json TEXT, PRIMARY KEY (session_id, seq))`,
 		`INSERT INTO transcript_events VALUES ('s1', 1, '{"type":"session"}')`,
-	} {
+	) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +70,12 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 	text := filepath.Join(dir, "notes.jsonl")
 	empty := filepath.Join(dir, "empty.jsonl")
 	foreign := filepath.Join(dir, "agent.sqlite")
+	walForeign := filepath.Join(dir, "wal.sqlite")
 	files := map[string][]byte{
-		text:    writeFile(t, text, []byte(`{"type":"session","id":"x"}`+"\n"+strings.Repeat("more text ", 1000))),
-		empty:   writeFile(t, empty, nil),
-		foreign: foreignDB(t, foreign),
+		text:       writeFile(t, text, []byte(`{"type":"session","id":"x"}`+"\n"+strings.Repeat("more text ", 1000))),
+		empty:      writeFile(t, empty, nil),
+		foreign:    foreignDB(t, foreign),
+		walForeign: foreignDB(t, walForeign, `PRAGMA journal_mode = WAL`),
 	}
 	if _, err := driver.OpenReadOnly(text); !errors.Is(err, driver.ErrNotSQLite) || err.Error() != text+" is not an SQLite database" {
 		t.Errorf("a text file: %v", err)
@@ -86,6 +88,9 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 	if !errors.As(err, &ns) || !reflect.DeepEqual(ns.Tables, []string{"session_nodes", "transcript_events"}) ||
 		!strings.Contains(err.Error(), "an SQLite database of another program, not a sessionsearch database (its tables: session_nodes, transcript_events)") {
 		t.Errorf("another program's database: %v", err)
+	}
+	if _, err := driver.OpenReadOnly(walForeign); !errors.As(err, &ns) {
+		t.Errorf("another program's database in WAL mode: %v", err)
 	}
 	if _, err := driver.OpenReadOnly(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory: %v", err)
@@ -100,7 +105,8 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"agent.sqlite", "empty.jsonl", "notes.jsonl"}; !reflect.DeepEqual(names, want) {
+	// No -wal or -shm file appears beside the WAL database.
+	if want := []string{"agent.sqlite", "empty.jsonl", "notes.jsonl", "wal.sqlite"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("files after the refusals: %v, want %v", names, want)
 	}
 }

@@ -73,6 +73,15 @@ func TestForeignFilesUntouched(t *testing.T) {
 			}
 		}
 	}
+	// Nothing appeared beside them: no -wal, -shm or -journal file.
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"agent.sqlite", "empty.jsonl", "t.jsonl", "wal-agent.sqlite"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("files after the refusals: %v, want %v", names, want)
+	}
 }
 
 // A read command on a missing database says so, with the hint, exit 1, and
