@@ -107,11 +107,12 @@ func OpenReadOnly(path string) (*DB, error) {
 	if info.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a sessionsearch database", path)
 	}
-	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
-		// No write-ahead log: look at the schema with the file opened as
-		// immutable, so that a file that is not a sessionsearch database
-		// gets no -wal and -shm files beside it (a reader of a WAL
-		// database creates them otherwise).
+	if !exists(path+"-wal") && !exists(path+"-journal") {
+		// Nothing is being written: look at the schema with the file
+		// opened as immutable, so that a file that is not a sessionsearch
+		// database gets no -wal and -shm files beside it (a reader of a
+		// WAL database creates them otherwise). With a log or journal
+		// beside it, the file must be read through them.
 		if err := checkFile(path, url.Values{"mode": {"ro"}, "immutable": {"1"}}); err != nil {
 			return nil, err
 		}
@@ -128,6 +129,11 @@ func OpenReadOnly(path string) (*DB, error) {
 		return nil, err
 	}
 	return &DB{DB: db, path: path}, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // checkFile runs CheckStore on path opened with the URI parameters q.
