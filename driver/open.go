@@ -149,7 +149,8 @@ func checkFile(path string, q url.Values) error {
 // CheckStore reads db's schema, without writing, and returns nil when it
 // holds a sessionsearch store of this build's schema version. Otherwise the
 // error is ErrNotSQLite, ErrCorrupt or ErrLocked (wrapped, with path), a
-// *NotStoreError or a *SchemaError. path names the file in the errors.
+// *NotStoreError, a *SchemaError or an *IndexError. path names the file in
+// the errors.
 func CheckStore(ctx context.Context, db *sql.DB, path string) error {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY rowid`)
 	if err != nil {
@@ -190,7 +191,29 @@ func CheckStore(ctx context.Context, db *sql.DB, path string) error {
 	if version != store.SchemaVersion {
 		return &SchemaError{Path: path, Version: version, Build: store.SchemaVersion}
 	}
+	var built string
+	err = db.QueryRowContext(ctx, `SELECT value FROM sessionsearch_meta WHERE key = 'index_version'`).Scan(&built)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fileError(path, err)
+	}
+	if built != store.IndexVersion {
+		return &IndexError{Path: path, Built: built, Build: store.IndexVersion}
+	}
 	return nil
+}
+
+// IndexError is a sessionsearch database whose search index was built by
+// another version of the tokenizer or of redaction: its tokens, and the
+// secrets it masked, are not this build's, so it must be rebuilt
+// (sessionsearch_migrate does) before it is searched.
+type IndexError struct {
+	Path  string
+	Built string // the index version the file records
+	Build string // this build's
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("%s has a search index built by another version of sessionsearch (index version %q, this build %q): it needs SELECT sessionsearch_migrate() to rebuild it", e.Path, e.Built, e.Build)
 }
 
 // fileError names what SQLite's error says about the file.

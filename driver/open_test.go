@@ -156,7 +156,8 @@ func TestOpenReadOnlyStore(t *testing.T) {
 	}
 }
 
-// A store of another schema version, and a damaged file, are named as such.
+// A store of another schema or index version, and a damaged file, are
+// named as such.
 func TestOpenReadOnlySchemaAndDamage(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
@@ -166,6 +167,13 @@ func TestOpenReadOnlySchemaAndDamage(t *testing.T) {
 	}
 	if _, err := w.Migrate(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := w.Exec(`UPDATE sessionsearch_meta SET value = '0.9' WHERE key = 'index_version'`); err != nil {
+		t.Fatal(err)
+	}
+	var ie *driver.IndexError
+	if _, err := driver.OpenReadOnly(path); !errors.As(err, &ie) || ie.Built != "0.9" || !strings.Contains(err.Error(), "search index built by another version") {
+		t.Errorf("an index of another version: %v", err)
 	}
 	if _, err := w.Exec(`UPDATE sessionsearch_meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)

@@ -159,11 +159,12 @@ func openStore(ctx context.Context, e *env, flagValue string) (*driver.DB, error
 		ro, err := driver.OpenReadOnly(path)
 		var ns *driver.NotStoreError
 		var se *driver.SchemaError
+		var ie *driver.IndexError
 		switch {
 		case err == nil:
 			ro.Close()
 		case errors.As(err, &ns) && len(ns.Tables) == 0:
-		case errors.As(err, &se) && se.Version < se.Build: // migrate upgrades it
+		case errors.As(err, &se) && se.Version < se.Build, errors.As(err, &ie): // migrate upgrades it
 		default:
 			return nil, explainOpen(path, err, false)
 		}
@@ -196,9 +197,12 @@ func openStore(ctx context.Context, e *env, flagValue string) (*driver.DB, error
 func explainOpen(path string, err error, reading bool) error {
 	var ns *driver.NotStoreError
 	var se *driver.SchemaError
+	var ie *driver.IndexError
 	switch {
 	case errors.As(err, &se) && se.Version < se.Build:
 		return fmt.Errorf("%w; run 'sessionsearch reconcile' to upgrade it", err)
+	case errors.As(err, &ie):
+		return fmt.Errorf("%w; run 'sessionsearch reconcile' to rebuild it", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("no sessionsearch database at %s; run 'sessionsearch import' first", path)
 	case errors.As(err, &ns) && isAgentDB(ns.Tables):

@@ -185,3 +185,25 @@ func TestOlderSchemaNeedsReconcile(t *testing.T) {
 		t.Errorf("after reconcile upgraded the database: %v, want %v", found, want)
 	}
 }
+
+// A database whose index another version built (its tokens, and the
+// secrets it masked, are not this build's) is refused by the read commands
+// with the command that rebuilds it; reconcile rebuilds it.
+func TestStaleIndexNeedsReconcile(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "s.db")
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	db := openDB(t, dbFile)
+	if _, err := db.Exec(`UPDATE sessionsearch_meta SET value = '1.1' WHERE key = 'index_version'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r := runBinary(t, nil, "search", "--db", dbFile, "日报")
+	if r.code != 1 || !strings.Contains(r.stderr, `has a search index built by another version of sessionsearch (index version "1.1"`) ||
+		!strings.Contains(r.stderr, "run 'sessionsearch reconcile' to rebuild it") {
+		t.Errorf("search on a stale index: exit %d, %q", r.code, r.stderr)
+	}
+	mustRun(t, "reconcile", "--db", dbFile)
+	if res := searchJSON(t, dbFile, "日报"); len(res.Results) == 0 {
+		t.Error("nothing found after reconcile rebuilt the index")
+	}
+}
