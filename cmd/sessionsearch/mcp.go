@@ -50,13 +50,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs.optionFlags(&bound, &bound, visibilitySpecs())
 	trust := fs.Bool(trustFlag, false, "let each tool call name its caller in a required \"caller\" argument, instead of --caller: only for a client you trust to name the agent that asks")
 	fs.notes = []string{
-		"The server needs to know who asks. With --caller KEY every call runs as that\n" +
-			"session (with --visibility, --sandboxed, --sandbox-visibility and\n" +
-			"--agent-to-agent), and the tools have no caller argument: an agent cannot\n" +
-			"see more by naming another session. Without --caller the server does not\n" +
-			"start, unless --" + trustFlag + " is given: then each call names its caller, and\n" +
-			"the server believes it, so a client that lets a model fill in the argument\n" +
-			"lets it read any session (incognito ones only by naming them).",
+		"The server needs to know who asks. With --caller KEY every call runs as\n" +
+			"that session (with --visibility, --sandboxed, --sandbox-visibility and\n" +
+			"--agent-to-agent), and the tools have no caller argument: an agent\n" +
+			"cannot see more by naming another session. Without --caller the server\n" +
+			"does not start, unless --" + trustFlag + " is given: then each call\n" +
+			"names its caller and the server believes it, so a client that lets a\n" +
+			"model fill in the argument lets it read any session, incognito ones\n" +
+			"included. Use it only behind a client that names the caller itself.",
 	}
 	if err := fs.noArgs(args); err != nil {
 		return err
