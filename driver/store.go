@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // The transcript store, for Go programs: each method is one statement of the
@@ -104,11 +106,9 @@ func (db *DB) DeleteSession(ctx context.Context, sessionKey string) error {
 	return err
 }
 
-// ReconcileResult is what sessions_reconcile reports.
-type ReconcileResult struct {
-	Pending int `json:"pending"` // sessions still pending
-	Indexed int `json:"indexed"` // sessions finished by the call
-}
+// ReconcileResult is what sessions_reconcile reports: the sessions still
+// pending and those the call finished. It is the store's own type.
+type ReconcileResult = store.ReconcileResult
 
 // Reconcile indexes pending sessions for about budget and reports progress;
 // call it until Pending is 0.

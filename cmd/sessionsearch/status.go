@@ -84,7 +84,7 @@ func reconcileAll(ctx context.Context, db *driver.DB, prog *progress) (int, erro
 		if err != nil {
 			return total, err
 		}
-		total += res.Indexed
+		total += int(res.Indexed)
 		if res.Pending == 0 {
 			return total, nil
 		}
