@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // The transcript store, for Go programs: each method is one statement of the
@@ -104,11 +106,9 @@ func (db *DB) DeleteSession(ctx context.Context, sessionKey string) error {
 	return err
 }
 
-// ReconcileResult is what sessions_reconcile reports.
-type ReconcileResult struct {
-	Pending int `json:"pending"` // sessions still pending
-	Indexed int `json:"indexed"` // sessions finished by the call
-}
+// ReconcileResult is what sessions_reconcile reports: the sessions still
+// pending and those the call finished. It is the store's own type.
+type ReconcileResult = store.ReconcileResult
 
 // Reconcile indexes pending sessions for about budget and reports progress;
 // call it until Pending is 0.
@@ -133,6 +133,52 @@ func (db *DB) IndexStatus(ctx context.Context) (IndexStatus, error) {
 	var out IndexStatus
 	err := scanJSON(db.QueryRowContext(ctx, `SELECT sessions_index_status()`), &out)
 	return out, err
+}
+
+// SessionSummary is a session with what a list of sessions shows.
+type SessionSummary struct {
+	Session
+	Messages     int   // searchable messages: user and assistant text on the active path
+	Events       int   // stored transcript events
+	LastActivity int64 // epoch ms of the newest searchable message, else CreatedAt
+	Pending      bool  // waiting for Reconcile: not searchable yet
+}
+
+// Sessions lists the sessions that session_visible(caller, key, options)
+// shows, newest activity first; opts.Caller is required.
+func (db *DB) Sessions(ctx context.Context, opts Options) ([]SessionSummary, error) {
+	// session_visible takes the caller as its first argument, and the
+	// other options without it.
+	vis, err := json.Marshal(struct {
+		Options
+		Caller string `json:"caller,omitempty"`
+	}{Options: opts})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `WITH m AS (
+			SELECT session_key, count(*) AS n, max(timestamp) AS last, max(pending) AS pending
+			FROM sessionsearch_messages GROUP BY session_key),
+		ev AS (SELECT session_key, count(*) AS n FROM transcript_events GROUP BY session_key)
+		SELECT s.session_key, coalesce(s.spawned_by, ''), coalesce(s.parent_session_key, ''), coalesce(s.created_at, 0),
+			coalesce(m.n, 0), coalesce(ev.n, 0), coalesce(m.last, s.created_at, 0),
+			coalesce(m.pending, 0) OR s.session_key IN (SELECT session_key FROM sessionsearch_sessions WHERE pending)
+		FROM sessions AS s LEFT JOIN m USING (session_key) LEFT JOIN ev USING (session_key)
+		WHERE session_visible(?1, s.session_key, ?2)
+		ORDER BY 7 DESC, s.session_key`, opts.Caller, string(vis))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SessionSummary
+	for rows.Next() {
+		var s SessionSummary
+		if err := rows.Scan(&s.Key, &s.SpawnedBy, &s.ParentSessionKey, &s.CreatedAt, &s.Messages, &s.Events, &s.LastActivity, &s.Pending); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // DeferIndexing switches bulk loading on or off for one connection: while

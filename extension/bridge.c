@@ -160,10 +160,14 @@ static void ss_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sessionsearch_go_function(ctx, f->id, f->conn, argc, argv);
 }
 
-static fts5_api *ss_fts5_api(sqlite3 *db) {
+// ss_fts5_api finds FTS5. Preparing the statement reads the schema, so a
+// file that is not a database, a damaged or a locked one fails here: *rc
+// then says which, rather than blaming FTS5.
+static fts5_api *ss_fts5_api(sqlite3 *db, int *rc) {
   fts5_api *api = 0;
   sqlite3_stmt *stmt = 0;
-  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, 0) != SQLITE_OK) return 0;
+  *rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, 0);
+  if (*rc != SQLITE_OK) return 0;
   sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", 0);
   sqlite3_step(stmt);
   sqlite3_finalize(stmt);
@@ -174,7 +178,12 @@ static fts5_tokenizer ss_tokenizer_methods = {ss_tok_create, ss_tok_delete, ss_t
 
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
   SQLITE_EXTENSION_INIT2((const sqlite3_api_routines *)pApi);
-  fts5_api *fts = ss_fts5_api(db);
+  int prepared = SQLITE_OK;
+  fts5_api *fts = ss_fts5_api(db, &prepared);
+  if ((prepared & 0xff) != SQLITE_OK && (prepared & 0xff) != SQLITE_ERROR) {
+    if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot read the database: %s", sqlite3_errmsg(db));
+    return prepared;
+  }
   if (!fts || fts->iVersion < 2) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: this SQLite has no FTS5 (version 2 or later)");
     return SQLITE_ERROR;

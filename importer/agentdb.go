@@ -171,17 +171,17 @@ func (a *agentDB) session(ctx context.Context, id string) (Session, error) {
 	}
 	if current != id {
 		return Session{
-			Key:       sessionkey.Derived(a.agentID, id, key),
-			SpawnedBy: sessionkey.Canonical(a.agentID, w.spawnedBy.String),
-			ParentKey: sessionkey.Canonical(a.agentID, key),
-			CreatedAt: w.createdAt.Int64,
+			Key:              sessionkey.Derived(a.agentID, id, key),
+			SpawnedBy:        sessionkey.Canonical(a.agentID, w.spawnedBy.String),
+			ParentSessionKey: sessionkey.Canonical(a.agentID, key),
+			CreatedAt:        w.createdAt.Int64,
 		}, nil
 	}
 	return Session{
-		Key:       sessionkey.Canonical(a.agentID, key),
-		SpawnedBy: sessionkey.Canonical(a.agentID, first(n.spawnedBy, w.spawnedBy)),
-		ParentKey: sessionkey.Canonical(a.agentID, first(n.parent, w.parent)),
-		CreatedAt: firstInt(n.createdAt, w.createdAt),
+		Key:              sessionkey.Canonical(a.agentID, key),
+		SpawnedBy:        sessionkey.Canonical(a.agentID, first(n.spawnedBy, w.spawnedBy)),
+		ParentSessionKey: sessionkey.Canonical(a.agentID, first(n.parent, w.parent)),
+		CreatedAt:        firstInt(n.createdAt, w.createdAt),
 	}, nil
 }
 

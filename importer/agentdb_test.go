@@ -103,7 +103,7 @@ func TestAgentDBWindows(t *testing.T) {
 		t.Fatal(problems)
 	}
 	want := map[string]Session{
-		"agent:ops:session:incognito-w1":  {Key: "agent:ops:session:incognito-w1", ParentKey: "agent:ops:dashboard:incognito-q", CreatedAt: 10},
+		"agent:ops:session:incognito-w1":  {Key: "agent:ops:session:incognito-w1", ParentSessionKey: "agent:ops:dashboard:incognito-q", CreatedAt: 10},
 		"agent:ops:dashboard:incognito-q": {Key: "agent:ops:dashboard:incognito-q", CreatedAt: 20},
 		"agent:ops:telegram:dm:42":        {Key: "agent:ops:telegram:dm:42", SpawnedBy: "agent:ops:main", CreatedAt: 5},
 	}

@@ -61,7 +61,7 @@ func TestImportFixtureTranscripts(t *testing.T) {
 		if len(sink.order) != 1 || sink.order[0] != key {
 			t.Fatalf("%s: sessions %v, want %s", name, sink.order, key)
 		}
-		if s := sink.sessions[key]; s.CreatedAt == 0 || s.ParentKey != "" || s.SpawnedBy != "" {
+		if s := sink.sessions[key]; s.CreatedAt == 0 || s.ParentSessionKey != "" || s.SpawnedBy != "" {
 			t.Errorf("%s: session %+v", name, s)
 		}
 		events := sink.events[key]

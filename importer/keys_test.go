@@ -44,7 +44,7 @@ func TestImportedKeysBelongToTheirAgent(t *testing.T) {
 		if s.Key != w.key || sessionkey.AgentID(s.Key) != w.agent {
 			t.Errorf("%s: key %q (agent %q), want %q (agent %q)", file, s.Key, sessionkey.AgentID(s.Key), w.key, w.agent)
 		}
-		links = append(links, sqlfuncs.SessionLinks{Key: s.Key, SpawnedBy: s.SpawnedBy, ParentKey: s.ParentKey})
+		links = append(links, sqlfuncs.SessionLinks{Key: s.Key, SpawnedBy: s.SpawnedBy, ParentKey: s.ParentSessionKey})
 	}
 	if s := got["g1.jsonl"]; s.SpawnedBy != "agent:work:agent:foo" {
 		t.Errorf("the link to agent:foo is %q, want the key agent:foo was stored under", s.SpawnedBy)

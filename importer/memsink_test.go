@@ -67,8 +67,8 @@ func (t *memTx) Commit() error {
 	if old.SpawnedBy == "" {
 		old.SpawnedBy = t.s.SpawnedBy
 	}
-	if old.ParentKey == "" {
-		old.ParentKey = t.s.ParentKey
+	if old.ParentSessionKey == "" {
+		old.ParentSessionKey = t.s.ParentSessionKey
 	}
 	if old.CreatedAt == 0 {
 		old.CreatedAt = t.s.CreatedAt

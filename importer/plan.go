@@ -49,9 +49,9 @@ func (src Source) fileSession(h header) Session {
 		id = src.SessionID
 	}
 	return Session{
-		Key:       sessionkey.Derived(src.AgentID, id, src.Lineage),
-		ParentKey: src.Lineage,
-		CreatedAt: h.createdAt,
+		Key:              sessionkey.Derived(src.AgentID, id, src.Lineage),
+		ParentSessionKey: src.Lineage,
+		CreatedAt:        h.createdAt,
 	}
 }
 

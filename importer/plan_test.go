@@ -79,9 +79,9 @@ func TestPlanStateDirectory(t *testing.T) {
 		"live1.jsonl": {Key: "agent:main:main", CreatedAt: 1772323200000},
 		"kid1.jsonl":  {Key: "agent:main:subagent:kid", SpawnedBy: "agent:main:main", CreatedAt: 99},
 		"stray.jsonl": {Key: "agent:main:session:stray", CreatedAt: 99},
-		"old1.jsonl.reset.2026-03-24T07-14-20.990Z": {Key: "agent:main:session:old1", ParentKey: "agent:main:main", CreatedAt: 99},
-		"inc1.jsonl.reset.2026-03-25T07-14-20Z":     {Key: "agent:main:session:incognito-inc1", ParentKey: "agent:main:dashboard:incognito-x", CreatedAt: 99},
-		"w1.jsonl":                                  {Key: "agent:work:main", SpawnedBy: "agent:main:main", ParentKey: "agent:work:other", CreatedAt: 99},
+		"old1.jsonl.reset.2026-03-24T07-14-20.990Z": {Key: "agent:main:session:old1", ParentSessionKey: "agent:main:main", CreatedAt: 99},
+		"inc1.jsonl.reset.2026-03-25T07-14-20Z":     {Key: "agent:main:session:incognito-inc1", ParentSessionKey: "agent:main:dashboard:incognito-x", CreatedAt: 99},
+		"w1.jsonl":                                  {Key: "agent:work:main", SpawnedBy: "agent:main:main", ParentSessionKey: "agent:work:other", CreatedAt: 99},
 	}
 	if got := resolved(p); !reflect.DeepEqual(got, want) {
 		t.Errorf("sessions\n got %v\nwant %v", got, want)

@@ -69,10 +69,10 @@ func readSessionStore(path, agentID string) (sessionStore, error) {
 
 func (s sessionStore) add(key string, e storeEntry, agentID string) {
 	live := Session{
-		Key:       key,
-		SpawnedBy: sessionkey.Canonical(agentID, e.SpawnedBy),
-		ParentKey: sessionkey.Canonical(agentID, e.ParentSessionKey),
-		CreatedAt: e.SessionStartedAt,
+		Key:              key,
+		SpawnedBy:        sessionkey.Canonical(agentID, e.SpawnedBy),
+		ParentSessionKey: sessionkey.Canonical(agentID, e.ParentSessionKey),
+		CreatedAt:        e.SessionStartedAt,
 	}
 	// The first entry naming a file wins, so the result does not depend on
 	// map order.

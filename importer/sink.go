@@ -3,15 +3,13 @@ package importer
 import (
 	"context"
 	"fmt"
+
+	"github.com/sessionsearch/sessionsearch/driver"
 )
 
-// Session is one transcript generation as the store keeps it.
-type Session struct {
-	Key       string
-	SpawnedBy string // key of the session that spawned it; "" when unknown
-	ParentKey string // "" when unknown
-	CreatedAt int64  // epoch ms; 0 when unknown
-}
+// Session is one transcript generation as the store keeps it: the
+// driver's type, a row of the sessions table ("" and 0 for unknown).
+type Session = driver.Session
 
 // Sink stores transcripts. Begin starts one transcript (creating its
 // session, or filling links the stored session lacks); the events follow in

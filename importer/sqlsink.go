@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
-	"time"
 )
 
 // SQLSink stores transcripts in a sessionsearch database with the plain SQL
@@ -14,7 +11,7 @@ import (
 // or their missing links filled, events added with INSERT OR IGNORE so that
 // importing again changes nothing. It holds one connection; with
 // deferIndexing the store only marks the imported sessions pending, and
-// Reconcile indexes them afterwards.
+// driver.Reconcile indexes them afterwards.
 type SQLSink struct {
 	conn          *sql.Conn
 	deferIndexing bool
@@ -95,7 +92,7 @@ func (s *SQLSink) Begin(ctx context.Context, sess Session) (TranscriptWriter, er
 	if err != nil {
 		return nil, err
 	}
-	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentKey), nullInt(sess.CreatedAt))
+	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentSessionKey), nullInt(sess.CreatedAt))
 	if err != nil {
 		tx.Rollback()
 		return nil, err
@@ -143,34 +140,4 @@ func nullInt(n int64) any {
 		return nil
 	}
 	return n
-}
-
-// ReconcileStatus is one answer of sessions_reconcile.
-type ReconcileStatus struct {
-	Pending int `json:"pending"`
-	Indexed int `json:"indexed"`
-}
-
-// Reconcile calls sessions_reconcile(budget) until no session is pending,
-// reporting each answer to progress (when not nil). It returns the number
-// of sessions indexed.
-func Reconcile(ctx context.Context, db *sql.DB, budget time.Duration, progress func(ReconcileStatus)) (int, error) {
-	total := 0
-	for {
-		var js string
-		if err := db.QueryRowContext(ctx, `SELECT sessions_reconcile(?)`, budget.Milliseconds()).Scan(&js); err != nil {
-			return total, err
-		}
-		var st ReconcileStatus
-		if err := json.Unmarshal([]byte(js), &st); err != nil {
-			return total, fmt.Errorf("sessions_reconcile returned %q: %w", js, err)
-		}
-		total += st.Indexed
-		if progress != nil {
-			progress(st)
-		}
-		if st.Pending == 0 {
-			return total, nil
-		}
-	}
 }

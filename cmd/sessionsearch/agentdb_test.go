@@ -146,7 +146,7 @@ func TestImportAgentDatabase(t *testing.T) {
 		!strings.Contains(r.stdout, "skipped 1 files: its session is in the agent database: 1") {
 		t.Fatalf("import said %q", r.stdout)
 	}
-	db := openDB(t, dbFile).DB
+	db := openDB(t, dbFile)
 
 	uk := loadFixture(t, "uk-telegram-cb02dfb1.jsonl")
 	feishu := loadFixture(t, "zh-feishu-images-d23482cc.jsonl")
@@ -180,7 +180,7 @@ func TestImportAgentDatabase(t *testing.T) {
 	}
 	for key, w := range want {
 		lines := strings.Split(strings.TrimSuffix(w.f.raw, "\n"), "\n")
-		if events := sessionEvents(t, db, key); !reflect.DeepEqual(events, lines) {
+		if events := sessionEvents(t, db.DB, key); !reflect.DeepEqual(events, lines) {
 			t.Errorf("%s: %d events differ from the %d lines of %s", key, len(events), len(lines), w.f.name)
 		}
 		checkHistory(t, db, key, w.f)

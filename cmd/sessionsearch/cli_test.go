@@ -26,26 +26,33 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"search", "--db", db}, "search needs a QUERY"},
 		{[]string{"search", "--db", db, "--bogus", "x"}, "flag provided but not defined: -bogus"},
 		{[]string{"search", "--db", db, "--limit", "many", "x"}, `invalid value "many" for flag -limit`},
-		{[]string{"search", "--db", db, "--limit", "40", "x"}, "sessions_search: limit must be an integer 1..25, got 40"},
-		{[]string{"search", "--db", db, "--visibility", "everyone", "x"}, `sessions_search: visibility must be "self", "tree", "agent" or "all", got "everyone"`},
+		{[]string{"search", "--db", db, "--limit", "40", "x"}, `invalid value "40" for flag -limit: limit must be an integer 1..25, got 40`},
+		{[]string{"search", "--db", db, "--visibility", "everyone", "x"}, `invalid value "everyone" for flag -visibility: visibility must be "self", "tree", "agent" or "all", got "everyone"`},
 		{[]string{"history", "--db", db}, "history needs exactly one session KEY, got 0 arguments"},
-		{[]string{"history", "--db", db, "--limit", "0", "k"}, ""},
-		{[]string{"history", "--db", db, "--limit", "5000", "k"}, "sessions_history: limit must be an integer 1..1000, got 5000"},
+		{[]string{"history", "--db", db, "--limit", "0", "k"}, `invalid value "0" for flag -limit: limit must be an integer 1..1000, got 0`},
+		{[]string{"search", "--db", db, "--limit", "0", "x"}, `invalid value "0" for flag -limit: limit must be an integer 1..25, got 0`},
+		{[]string{"search", "--db", db, "--limit", "-1", "x"}, `invalid value "-1" for flag -limit: limit must be an integer 1..25, got -1`},
+		{[]string{"search", "--db", db, "--order", "newest", "x"}, `invalid value "newest" for flag -order: order must be "relevance" or "recent", got "newest"`},
+		{[]string{"search", "--db", db, "--after", "2026-03-02T00:00:00Z", "--before", "2026-03-01T00:00:00Z", "x"}, `after must be earlier than before, got "2026-03-02T00:00:00Z" and before "2026-03-01T00:00:00Z"`},
+		{[]string{"search", "--db", db, "a*", "b"}, `QUERY: only the last term can be a prefix (word*), got "a*"`},
+		{[]string{"search", "--db", "file:" + db + "?mode=ro", "x"}, `--db takes a file name, not a SQLite URI: got "file:`},
+		{[]string{"sessions", "--db", db, "--visibility", "some"}, `visibility must be "self", "tree", "agent" or "all", got "some"`},
+		{[]string{"mcp", "--db", db}, "mcp needs --caller KEY"},
+		{[]string{"mcp", "--db", db, "--caller", "agent:main:main", "--trust-client-caller"}, "exclude each other"},
+		{[]string{"mcp", "--db", db, "--caller", "agent:main:main", "--sandbox-visibility", "none"}, `sandboxVisibility must be "spawned" or "all", got "none"`},
+		{[]string{"history", "--db", db, "--limit", "5000", "k"}, `invalid value "5000" for flag -limit: limit must be an integer 1..1000, got 5000`},
 		{[]string{"import", "--db", db}, "import needs at least one PATH"},
 		{[]string{"status", "--db", db, "extra"}, `status takes no arguments, got "extra"`},
 		{[]string{"demo", "now"}, `demo takes no arguments, got "now"`},
-		{[]string{"mcp", "--db", db, "x"}, `mcp takes no arguments, got "x"`},
+		{[]string{"mcp", "--db", db, "--caller", "k", "x"}, `mcp takes no arguments, got "x"`},
 		{[]string{"help", "search"}, "help takes no arguments"},
 	} {
 		r := runBinary(t, nil, tc.args...)
-		if tc.want == "" { // --limit 0 means the default
-			continue
-		}
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("sessionsearch %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
 		}
 	}
-	for _, cmd := range []string{"import", "search", "history", "status", "reconcile", "mcp", "demo"} {
+	for _, cmd := range []string{"import", "search", "sessions", "history", "status", "reconcile", "mcp", "demo"} {
 		r := runBinary(t, nil, cmd, "-h")
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: sessionsearch "+cmd) || r.stderr != "" {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", cmd, r.code, r.stdout, r.stderr)
@@ -118,7 +125,7 @@ func TestJSONOutput(t *testing.T) {
 			t.Errorf("results not ordered by score, then newest: %+v after %+v", h, res.Results[i-1])
 		}
 	}
-	recent := searchJSON(t, dbFile, "--recent", "日报")
+	recent := searchJSON(t, dbFile, "--order", "recent", "日报")
 	for i := 1; i < len(recent.Results); i++ {
 		if recent.Results[i].Timestamp > recent.Results[i-1].Timestamp {
 			t.Errorf("--recent: %d after %d", recent.Results[i].Timestamp, recent.Results[i-1].Timestamp)
@@ -161,7 +168,7 @@ func TestReadableOutput(t *testing.T) {
 		t.Errorf("search output:\n%s", r.stdout)
 	}
 	r = mustRun(t, "search", "--db", dbFile, "zzzzqqqq")
-	if strings.TrimSpace(r.stdout) != "no results" {
+	if !strings.HasPrefix(r.stdout, "no results as agent:main:main (the operator), visibility all, other agents *\n") {
 		t.Errorf("no results: %q", r.stdout)
 	}
 	r = mustRun(t, "history", "--db", dbFile, "--limit", "2", "agent:main:session:8555a0a4-0b79-459d-939c-e17cdbbf4fe2")
@@ -198,13 +205,13 @@ func TestImportProblems(t *testing.T) {
 	for _, want := range []string{
 		missing + ": stat: no such file or directory",
 		bad + ":3: invalid JSON",
-		"2 problems; the rest was imported",
+		"2 problems in 2 files; the rest was imported",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr %q lacks %q", r.stderr, want)
 		}
 	}
-	if !strings.Contains(r.stdout, "imported 2 transcripts from 2 files: 5 new events") {
+	if !strings.Contains(r.stdout, "imported 2 transcripts from 2 files into "+dbFile+": 5 new events") {
 		t.Errorf("stdout %q", r.stdout)
 	}
 	for q, key := range map[string]string{"periwinkle": "agent:main:session:bad1", "gänseblümchen": "agent:main:session:good1"} {
@@ -241,6 +248,10 @@ func TestDatabaseLocation(t *testing.T) {
 		{[]string{"HOME=" + home, "XDG_DATA_HOME=relative/dir"}, filepath.Join(home, ".local", "share", "sessionsearch", "sessions.db")},
 		{[]string{"HOME=" + home, "XDG_DATA_HOME=" + xdg, "SESSIONSEARCH_DB=" + explicit}, explicit},
 	} {
+		if r := runBinary(t, tc.env, "reconcile"); r.code != 0 || !strings.Contains(r.stdout, " in "+tc.want+"; none pending") {
+			t.Errorf("env %v: reconcile: exit %d, %q, %q; want %s", tc.env, r.code, r.stdout, r.stderr, tc.want)
+			continue
+		}
 		r := runBinary(t, tc.env, "status")
 		if r.code != 0 || !strings.Contains(r.stdout, "database  "+tc.want+" ") {
 			t.Errorf("env %v: exit %d, %q, %q; want %s", tc.env, r.code, r.stdout, r.stderr, tc.want)
@@ -301,7 +312,7 @@ func TestHighlight(t *testing.T) {
 // indexes them; `status` tells.
 func TestReconcileCommand(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
-	mustRun(t, "status", "--db", dbFile) // creates and migrates it
+	mustRun(t, "reconcile", "--db", dbFile) // creates and migrates it
 	db := openDB(t, dbFile)
 	conn, err := db.Conn(t.Context())
 	if err != nil {
@@ -323,7 +334,7 @@ func TestReconcileCommand(t *testing.T) {
 	if res := searchJSON(t, dbFile, "quetzalcoatl"); len(res.Results) != 0 || !res.Indexing {
 		t.Fatalf("a pending session was searched: %+v", res)
 	}
-	if out := mustRun(t, "reconcile", "--db", dbFile).stdout; out != "indexed 1 sessions; none pending\n" {
+	if out := mustRun(t, "reconcile", "--db", dbFile).stdout; out != "indexed 1 sessions in "+dbFile+"; none pending\n" {
 		t.Fatalf("reconcile said %q", out)
 	}
 	if res := searchJSON(t, dbFile, "quetzalcoatl"); len(res.Results) != 1 || res.Indexing {

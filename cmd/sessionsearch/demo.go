@@ -68,7 +68,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if others > 0 {
 		return fmt.Errorf("%s already holds %d sessions that are not the demo's; give --db a new file", dbFile, others)
 	}
-	transcripts, err := importFixtures(ctx, store.DB)
+	transcripts, err := importFixtures(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	messages, err := buildComparison(ctx, conn)
+	messages, err := buildComparison(ctx, store, conn)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "How many of them each query finds, with sessionsearch and with FTS5's unicode61\n")
 	fmt.Fprintf(w, "tokenizer (remove_diacritics 2) over the same texts:\n\n")
 	for _, q := range demoQueries {
-		ours, theirs, example, err := compare(ctx, conn, q)
+		ours, theirs, example, err := compare(ctx, store, conn, q)
 		if err != nil {
 			return fmt.Errorf("%s: %w", q.query, err)
 		}
@@ -102,11 +102,16 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	// The hint runs as printed (cli_test.go TestDemoHint).
 	if *db == "" {
 		fmt.Fprintln(w, "To keep the database and search it yourself:")
-		fmt.Fprintln(w, "  sessionsearch demo --db demo.db && sessionsearch search --db demo.db 日报")
+		fmt.Fprintln(w, "  sessionsearch demo --db demo.db > /dev/null")
+		fmt.Fprintln(w, "  sessionsearch search --db demo.db 日报")
+		fmt.Fprintln(w, "  sessionsearch search --db demo.db 'ПЕРЕВІР*'")
 	} else {
-		fmt.Fprintf(w, "Search it yourself: sessionsearch search --db %s 日报\n", shellQuote(dbFile))
+		fmt.Fprintln(w, "Search it yourself:")
+		fmt.Fprintf(w, "  sessionsearch search --db %s 日报\n", shellQuote(dbFile))
+		fmt.Fprintf(w, "  sessionsearch sessions --db %s\n", shellQuote(dbFile))
 	}
 	return nil
 }
@@ -132,12 +137,12 @@ func demoKeysJSON() string {
 }
 
 // importFixtures imports the bundled transcripts and indexes them.
-func importFixtures(ctx context.Context, db *sql.DB) (int, error) {
+func importFixtures(ctx context.Context, store *driver.DB) (int, error) {
 	names, err := fs.Glob(fixtures.Transcripts, "transcripts/*.jsonl")
 	if err != nil {
 		return 0, err
 	}
-	sink, err := importer.NewSQLSink(ctx, db, true)
+	sink, err := importer.NewSQLSink(ctx, store.DB, true)
 	if err != nil {
 		return 0, err
 	}
@@ -162,17 +167,17 @@ func importFixtures(ctx context.Context, db *sql.DB) (int, error) {
 	if err := sink.Close(); err != nil {
 		return 0, err
 	}
-	if _, err := importer.Reconcile(ctx, db, reconcileBudget, nil); err != nil {
+	if _, err := reconcileAll(ctx, store, nil); err != nil {
 		return 0, err
 	}
 	return im.Stats().Transcripts, nil
 }
 
 // buildComparison copies the searchable text of every session, as
-// sessions_history returns it, into two temporary FTS5 tables: one with the
+// History returns it, into two temporary FTS5 tables of conn: one with the
 // sessionsearch tokenizer, one with unicode61. It returns the number of
 // messages with text.
-func buildComparison(ctx context.Context, conn *sql.Conn) (int, error) {
+func buildComparison(ctx context.Context, store *driver.DB, conn *sql.Conn) (int, error) {
 	for _, ddl := range []string{
 		`CREATE VIRTUAL TABLE temp.demo_ours USING fts5(body, tokenize='sessionsearch')`,
 		`CREATE VIRTUAL TABLE temp.demo_unicode61 USING fts5(body, tokenize='unicode61 remove_diacritics 2')`,
@@ -181,22 +186,14 @@ func buildComparison(ctx context.Context, conn *sql.Conn) (int, error) {
 			return 0, err
 		}
 	}
-	o := operatorOptions()
-	o["limit"], o["maxChars"], o["maxBytes"] = 1000, 100000, 4<<20
-	rows, err := conn.QueryContext(ctx, `SELECT sessions_history(session_key, ?) FROM sessions ORDER BY session_key`, optionsJSON(o))
+	sessions, err := store.Sessions(ctx, operatorOptions())
 	if err != nil {
 		return 0, err
 	}
 	var texts []string
-	for rows.Next() {
-		var js string
-		if err := rows.Scan(&js); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		var h driver.History
-		if err := json.Unmarshal([]byte(js), &h); err != nil {
-			rows.Close()
+	for _, s := range sessions {
+		h, err := store.History(ctx, s.Key, driver.HistoryOptions{Options: operatorOptions(), Limit: 1000, MaxChars: 100000, MaxBytes: 4 << 20})
+		if err != nil {
 			return 0, err
 		}
 		for _, m := range h.Messages {
@@ -204,10 +201,6 @@ func buildComparison(ctx context.Context, conn *sql.Conn) (int, error) {
 				texts = append(texts, m.Text)
 			}
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
 	}
 	for _, t := range texts {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO demo_ours(body) VALUES (?1)`, t); err != nil {
@@ -223,7 +216,7 @@ func buildComparison(ctx context.Context, conn *sql.Conn) (int, error) {
 // compare counts the messages each table finds for q, with the same FTS5
 // expression (sessions_match), and returns a snippet of sessionsearch's best
 // hit.
-func compare(ctx context.Context, conn *sql.Conn, q demoQuery) (ours, theirs int, example string, err error) {
+func compare(ctx context.Context, store *driver.DB, conn *sql.Conn, q demoQuery) (ours, theirs int, example string, err error) {
 	count := func(table string) (int, error) {
 		var n int
 		err := conn.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE `+table+` MATCH sessions_match(?, ?)`, q.query, q.prefix).Scan(&n)
@@ -235,14 +228,8 @@ func compare(ctx context.Context, conn *sql.Conn, q demoQuery) (ours, theirs int
 	if theirs, err = count("demo_unicode61"); err != nil {
 		return
 	}
-	var js string
-	o := operatorOptions()
-	o["limit"], o["snippetChars"], o["prefix"] = 1, 70, q.prefix
-	if err = conn.QueryRowContext(ctx, `SELECT sessions_search(?, ?)`, q.query, optionsJSON(o)).Scan(&js); err != nil {
-		return
-	}
-	var res driver.SearchResult
-	if err = json.Unmarshal([]byte(js), &res); err != nil {
+	res, err := store.Search(ctx, q.query, driver.SearchOptions{Options: operatorOptions(), Limit: 1, SnippetChars: 70, Prefix: q.prefix})
+	if err != nil {
 		return
 	}
 	if len(res.Results) > 0 {

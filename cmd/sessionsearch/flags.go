@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
 // flagSet is a subcommand's flags. Flags may come before, between or after
@@ -21,6 +23,7 @@ type flagSet struct {
 	e        *env
 	synopsis string // e.g. "search [flags] QUERY..."
 	summary  string
+	notes    []string // paragraphs printed after the flags
 }
 
 func newFlagSet(e *env, c command) *flagSet {
@@ -58,11 +61,26 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 	}
 }
 
+// noArgs parses flags of a command without arguments.
+func (fs *flagSet) noArgs(args []string) error {
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("%s takes no arguments, got %q", fs.Name(), rest[0])
+	}
+	return nil
+}
+
 func (fs *flagSet) usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: sessionsearch %s\n\n%s.\n\nFlags:\n", fs.synopsis, capitalize(fs.summary))
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	for _, n := range fs.notes {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
 }
 
 func capitalize(s string) string {
@@ -87,13 +105,19 @@ func (fs *flagSet) dbFlag() *string {
 }
 
 // dbPath resolves the database location: the flag, then $SESSIONSEARCH_DB,
-// then the per-user data directory of the XDG base directory spec.
+// then the per-user data directory of the XDG base directory spec. The
+// location is a file name: a SQLite URI is refused, since the commands
+// choose the open mode themselves (docs/cli.md C3).
 func dbPath(e *env, flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
+	from, path := "--db", flagValue
+	if path == "" {
+		from, path = "SESSIONSEARCH_DB", e.getenv("SESSIONSEARCH_DB")
 	}
-	if p := e.getenv("SESSIONSEARCH_DB"); p != "" {
-		return p, nil
+	if strings.HasPrefix(path, "file:") {
+		return "", usagef("%s takes a file name, not a SQLite URI: got %q (read-only commands open the database read-only already)", from, path)
+	}
+	if path != "" {
+		return path, nil
 	}
 	data := e.getenv("XDG_DATA_HOME")
 	if !filepath.IsAbs(data) { // the spec says relative values are ignored
@@ -106,88 +130,215 @@ func dbPath(e *env, flagValue string) (string, error) {
 	return filepath.Join(data, "sessionsearch", "sessions.db"), nil
 }
 
-// openStore opens (creating it, readable by its owner only, and migrating
-// it) the database.
+// openReader opens the database of a command that only reads (search,
+// history, status, sessions, mcp): read-only, never created, never migrated
+// (docs/cli.md C2).
+func openReader(e *env, flagValue string) (*driver.DB, error) {
+	path, err := dbPath(e, flagValue)
+	if err != nil {
+		return nil, err
+	}
+	db, err := driver.OpenReadOnly(path)
+	if err != nil {
+		return nil, explainOpen(path, err, true)
+	}
+	return db, nil
+}
+
+// openStore opens the database of a command that writes (import,
+// reconcile, demo): created when missing (readable by its owner only) and
+// migrated, but only when it is missing, empty or a sessionsearch database.
 func openStore(ctx context.Context, e *env, flagValue string) (*driver.DB, error) {
 	path, err := dbPath(e, flagValue)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if info, err := os.Stat(path); err == nil && info.Size() > 0 {
+		// Look before Open switches the journal mode: another program's
+		// file is refused untouched.
+		ro, err := driver.OpenReadOnly(path)
+		var ns *driver.NotStoreError
+		var se *driver.SchemaError
+		var ie *driver.IndexError
+		switch {
+		case err == nil:
+			ro.Close()
+		case errors.As(err, &ns) && len(ns.Tables) == 0:
+		case errors.As(err, &se) && se.Version < se.Build, errors.As(err, &ie): // migrate upgrades it
+		default:
+			return nil, explainOpen(path, err, false)
+		}
+	} else if err == nil || errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		// Transcripts are private: create the file before SQLite does, so it
+		// does not get the umask's usual world-readable mode.
+		f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	} else {
 		return nil, err
 	}
-	// Transcripts are private: create the file before SQLite does, so it
-	// does not get the umask's usual world-readable mode.
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	f.Close()
 	db, err := driver.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, `SELECT sessionsearch_migrate()`); err != nil {
+	if _, err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return db, nil
 }
 
+// explainOpen adds what to do to the driver's account of a file.
+func explainOpen(path string, err error, reading bool) error {
+	var ns *driver.NotStoreError
+	var se *driver.SchemaError
+	var ie *driver.IndexError
+	switch {
+	case errors.As(err, &se) && se.Version < se.Build:
+		return fmt.Errorf("%w; run 'sessionsearch reconcile' to upgrade it", err)
+	case errors.As(err, &ie):
+		return fmt.Errorf("%w; run 'sessionsearch reconcile' to rebuild it", err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no sessionsearch database at %s; run 'sessionsearch import' first", path)
+	case errors.As(err, &ns) && isAgentDB(ns.Tables):
+		return fmt.Errorf("%w; it looks like an OpenClaw agent database: import it with 'sessionsearch import %s'", err, shellQuote(path))
+	case errors.As(err, &ns) && reading && len(ns.Tables) == 0:
+		return fmt.Errorf("%w; run 'sessionsearch import' first (--db names the database to search, not a transcript)", err)
+	case errors.As(err, &ns):
+		return fmt.Errorf("%w; sessionsearch leaves it as it is: give --db another file", err)
+	}
+	return err
+}
+
+// isAgentDB tells an OpenClaw agent database by its tables.
+func isAgentDB(tables []string) bool {
+	return slices.Contains(tables, "session_windows") && slices.Contains(tables, "transcript_events")
+}
+
+// The option flags are built from the options' description tables
+// (sqlfuncs.SearchOptionSpecs, HistoryOptionSpecs), which state each range,
+// allowed value and default once (docs/cli.md C5). A flag sets its field of
+// the options type and is checked as the JSON value would be, so
+// "--limit 0" is refused as {"limit":0} is.
+
+// flagNames are the flags whose name is not the option's in kebab case.
+var flagNames = map[string]string{"sessionKey": "session", "messageId": "around", "agentToAgent": "agent-to-agent"}
+
+// flagName is the command-line flag of an option: "snippetChars" is
+// --snippet-chars.
+func flagName(option string) string {
+	if n, ok := flagNames[option]; ok {
+		return n
+	}
+	var b strings.Builder
+	for _, r := range option {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('-')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// visibilityNames are the options every command that searches takes: who
+// asks, and what it may see.
+var visibilityNames = []string{"caller", "visibility", "sandboxed", "sandboxVisibility", "agentToAgent"}
+
+// visibilitySpecs describes them.
+func visibilitySpecs() sqlfuncs.OptionSpecs {
+	return sqlfuncs.SearchOptionSpecs().Select(visibilityNames...)
+}
+
+// ownSpecs are a function's options other than the visibility ones.
+func ownSpecs(specs sqlfuncs.OptionSpecs) sqlfuncs.OptionSpecs {
+	var out sqlfuncs.OptionSpecs
+	for _, s := range specs {
+		if !slices.Contains(visibilityNames, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// optionFlags adds a flag for each option, setting its field in dst (a
+// pointer to the options type of specs, whose Options are vis). The
+// agentToAgent object is one flag, its allow patterns, comma-separated:
+// giving them enables it (see enableAgentToAgent).
+func (fs *flagSet) optionFlags(dst any, vis *driver.Options, specs sqlfuncs.OptionSpecs) {
+	for _, s := range specs {
+		if s.Name == "agentToAgent" {
+			allow, _ := s.Fields.Lookup("allow")
+			allow.Help = "with visibility all, also see other agents' sessions: agent id `patterns` (*, globs with *, or ids), comma-separated, that both agents must match"
+			allow.Flag(fs.FlagSet, flagName(s.Name), &vis.AgentToAgent)
+			continue
+		}
+		s.Flag(fs.FlagSet, flagName(s.Name), dst)
+	}
+}
+
+// enableAgentToAgent turns agent-to-agent access on when patterns were
+// given.
+func enableAgentToAgent(o *driver.Options) {
+	if len(o.AgentToAgent.Allow) > 0 {
+		o.AgentToAgent.Enabled = true
+	}
+}
+
 // The operator: a person at the command line sees every session but the
-// incognito ones (which the contract shows to nobody else).
+// incognito ones (which only the incognito session itself sees).
 const operatorKey = "agent:main:main"
 
-// callerFlags are the visibility options of search, history and mcp.
-type callerFlags struct {
-	caller, visibility, agentToAgent string
+// withOperator makes the operator the caller when --caller is not given:
+// agent:main:main with visibility "all" and every other agent, unless the
+// flags say otherwise.
+func withOperator(o *driver.Options) {
+	enableAgentToAgent(o)
+	if o.Caller != "" {
+		return
+	}
+	o.Caller = operatorKey
+	if o.Visibility == "" {
+		o.Visibility = sqlfuncs.VisibilityAll
+	}
+	if !o.AgentToAgent.Enabled {
+		o.AgentToAgent = driver.AgentToAgent{Enabled: true, Allow: []string{"*"}}
+	}
 }
 
-func (fs *flagSet) callerFlags(operatorDefault bool) *callerFlags {
-	c := &callerFlags{}
-	callerHelp := "search as this session `key`, with its visibility"
-	visibilityHelp := "visibility `mode`: self, tree, agent or all (default tree)"
-	if operatorDefault {
-		callerHelp += " (default: the operator, who sees every session but incognito ones)"
-		visibilityHelp = "visibility `mode`: self, tree, agent or all (default tree with --caller, else all)"
-	}
-	fs.StringVar(&c.caller, "caller", "", callerHelp)
-	fs.StringVar(&c.visibility, "visibility", "", visibilityHelp)
-	fs.StringVar(&c.agentToAgent, "agent-to-agent", "", "allow `patterns` (comma-separated agent ids or globs) for cross-agent visibility 'all'")
-	return c
-}
-
-// options returns the common options of sessions_search and
-// sessions_history. Without --caller (and operatorDefault), the caller is
-// the operator: agent:main:main with visibility "all" and agent-to-agent
-// access to every agent.
-func (c *callerFlags) options(operatorDefault bool) map[string]any {
-	o := map[string]any{}
-	if c.caller == "" && operatorDefault {
-		o = operatorOptions()
-	}
-	if c.caller != "" {
-		o["caller"] = c.caller
-	}
-	if c.visibility != "" {
-		o["visibility"] = c.visibility
-	}
-	if c.agentToAgent != "" {
-		o["agentToAgent"] = map[string]any{"enabled": true, "allow": strings.Split(c.agentToAgent, ",")}
-	}
+// operatorOptions are the operator's options.
+func operatorOptions() driver.Options {
+	var o driver.Options
+	withOperator(&o)
 	return o
 }
 
-// operatorOptions are the visibility options of the operator.
-func operatorOptions() map[string]any {
-	return map[string]any{
-		"caller":       operatorKey,
-		"visibility":   "all",
-		"agentToAgent": map[string]any{"enabled": true, "allow": []string{"*"}},
+// who says as whom a command searched, for an empty answer: "as
+// agent:main:main (the operator), visibility all, other agents *".
+func who(o driver.Options) string {
+	s := "as " + o.Caller
+	vis := o.Visibility
+	if vis == "" {
+		vis = sqlfuncs.VisibilityTree
 	}
-}
-
-func optionsJSON(o map[string]any) string {
-	b, _ := json.Marshal(o) // maps of strings, numbers and bools always encode
-	return string(b)
+	if o.Caller == operatorKey && vis == sqlfuncs.VisibilityAll {
+		s += " (the operator)"
+	}
+	s += ", visibility " + vis
+	if o.Sandboxed {
+		sv := o.SandboxVisibility
+		if sv == "" {
+			sv = sqlfuncs.SandboxSpawned
+		}
+		s += ", sandboxed (sees " + sv + ")"
+	}
+	if o.AgentToAgent.Enabled && vis == sqlfuncs.VisibilityAll {
+		s += ", other agents " + strings.Join(o.AgentToAgent.Allow, ",")
+	}
+	return s
 }

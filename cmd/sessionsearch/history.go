@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,10 +12,10 @@ import (
 func runHistory(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("history"))
 	db := fs.dbFlag()
-	who := fs.callerFlags(true)
-	around := fs.String("around", "", "show the messages around the message with this `id`")
-	limit := fs.Int("limit", 0, "at most `n` messages, 1..1000 (default 200)")
-	asJSON := fs.Bool("json", false, "print the JSON of sessions_history as it is")
+	var opts driver.HistoryOptions
+	fs.optionFlags(&opts, &opts.Options, sqlfuncs.HistoryOptionSpecs())
+	asJSON := fs.Bool("json", false, "print the JSON of sessions_history")
+	fs.notes = []string{operatorNote}
 	keys, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -24,35 +23,24 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if len(keys) != 1 {
 		return usagef("history needs exactly one session KEY, got %d arguments", len(keys))
 	}
-	o := who.options(true)
-	if *around != "" {
-		o["messageId"] = *around
+	withOperator(&opts.Options)
+	if err := opts.Validate(); err != nil {
+		return usagef("%v", err)
 	}
-	if *limit != 0 {
-		o["limit"] = *limit
-	}
-	opts := optionsJSON(o)
-	if _, err := sqlfuncs.ParseHistoryOptions(opts); err != nil {
-		return usageError{"sessions_history: " + err.Error()}
-	}
-	store, err := openStore(ctx, e, *db)
+	store, err := openReader(e, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	var js string
-	if err := store.QueryRowContext(ctx, `SELECT sessions_history(?, ?)`, keys[0], opts).Scan(&js); err != nil {
-		return err
+	res, err := store.History(ctx, keys[0], opts)
+	if err != nil {
+		return fmt.Errorf("%w (%s; run 'sessionsearch sessions' to see the sessions and their keys)", err, who(opts.Options))
 	}
 	if *asJSON {
-		fmt.Fprintln(e.stdout, js)
-		return nil
+		return printJSON(e.stdout, res)
 	}
-	var res driver.History
-	if err := json.Unmarshal([]byte(js), &res); err != nil {
-		return fmt.Errorf("sessions_history returned %q: %w", js, err)
-	}
-	if res.HasMore && *around == "" {
+	around := opts.MessageID != ""
+	if res.HasMore && !around {
 		fmt.Fprintln(e.stdout, "(earlier messages not shown: raise --limit)")
 	}
 	for _, m := range res.Messages {
@@ -62,9 +50,9 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if len(res.Messages) == 0 {
-		fmt.Fprintln(e.stdout, "no messages")
+		fmt.Fprintf(e.stdout, "no messages %s\n", who(opts.Options))
 	}
-	if res.HasMore && *around != "" {
+	if res.HasMore && around {
 		fmt.Fprintln(e.stdout, "(more messages on either side: raise --limit)")
 	}
 	if res.Truncated {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -19,17 +18,11 @@ type history struct {
 	roles map[string]int
 }
 
-func readHistory(t *testing.T, db *sql.DB, key string) history {
+func readHistory(t *testing.T, db *driver.DB, key string) history {
 	t.Helper()
-	o := operatorOptions()
-	o["limit"], o["maxChars"], o["maxBytes"] = 1000, 1, 4<<20
-	var js string
-	if err := db.QueryRow(`SELECT sessions_history(?, ?)`, key, optionsJSON(o)).Scan(&js); err != nil {
+	h, err := db.History(t.Context(), key, driver.HistoryOptions{Options: operatorOptions(), Limit: 1000, MaxChars: 1, MaxBytes: 4 << 20})
+	if err != nil {
 		t.Fatalf("history of %s: %v", key, err)
-	}
-	var h driver.History
-	if err := json.Unmarshal([]byte(js), &h); err != nil {
-		t.Fatal(err)
 	}
 	if h.HasMore || h.SessionKey != key {
 		t.Fatalf("history of %s: hasMore %v, key %q", key, h.HasMore, h.SessionKey)
@@ -44,7 +37,7 @@ func readHistory(t *testing.T, db *sql.DB, key string) history {
 
 // checkHistory compares a session's history, the messages the store
 // indexed, with the fixture's model.
-func checkHistory(t *testing.T, db *sql.DB, key string, f fixture) history {
+func checkHistory(t *testing.T, db *driver.DB, key string, f fixture) history {
 	t.Helper()
 	h := readHistory(t, db, key)
 	if want := f.searchable(); !reflect.DeepEqual(h.ids, want) {
@@ -78,7 +71,7 @@ func TestImportFixtures(t *testing.T) {
 	if !strings.Contains(r.stdout, "imported 6 transcripts from 6 files") {
 		t.Fatalf("import said %q", r.stdout)
 	}
-	db := openDB(t, dbFile).DB
+	db := openDB(t, dbFile)
 
 	// SOURCES.md's branch points, checked against the model of the path.
 	branches := map[string]struct{ abandoned, active string }{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -12,9 +13,6 @@ import (
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
 )
-
-// reconcileBudget is the work of one sessions_reconcile call.
-const reconcileBudget = 500 * time.Millisecond
 
 func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("import"))
@@ -32,11 +30,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	return importPaths(ctx, e, store.DB, paths, *includeDeleted)
+	return importPaths(ctx, e, store, paths, *includeDeleted)
 }
 
-// openReadOnly opens an OpenClaw agent database without writing to it.
-func openReadOnly(path string) (*sql.DB, error) {
+// openAgentDB opens an OpenClaw agent database without writing to it.
+func openAgentDB(path string) (*sql.DB, error) {
 	db, err := sql.Open(driver.DriverName, "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
 	if err != nil {
 		return nil, err
@@ -48,31 +46,66 @@ func openReadOnly(path string) (*sql.DB, error) {
 	return db, nil
 }
 
+// Problems shown: the first few of each file and of the whole import;
+// the rest are counted (docs/cli.md C7).
+const (
+	problemsPerFile = 5
+	problemsShown   = 50
+)
+
+// problemLog prints the importer's problems to w, capped.
+type problemLog struct {
+	w       io.Writer
+	prog    *progress
+	total   int
+	shown   int
+	perFile map[string]int // problems per path
+	hidden  map[string]int // problems per path not shown
+	order   []string       // paths with hidden problems, in order
+}
+
+func (l *problemLog) report(p importer.Problem) {
+	l.total++
+	l.perFile[p.Path]++
+	if l.perFile[p.Path] > problemsPerFile || l.shown >= problemsShown {
+		if l.hidden[p.Path] == 0 {
+			l.order = append(l.order, p.Path)
+		}
+		l.hidden[p.Path]++
+		return
+	}
+	l.shown++
+	if l.prog != nil {
+		l.prog.clear()
+	}
+	fmt.Fprintln(l.w, p)
+}
+
+// summary prints the count of the problems not shown, per file.
+func (l *problemLog) summary() {
+	for _, path := range l.order {
+		fmt.Fprintf(l.w, "%s: %d more problems not shown\n", path, l.hidden[path])
+	}
+}
+
 // importPaths imports paths with deferred indexing, one transcript per
 // transaction, then indexes what it imported. Problems go to stderr as they
-// happen; any problem makes the exit status 1.
-func importPaths(ctx context.Context, e *env, db *sql.DB, paths []string, includeDeleted bool) error {
+// happen (capped); any problem makes the exit status 1.
+func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, includeDeleted bool) error {
 	start := time.Now()
-	sink, err := importer.NewSQLSink(ctx, db, true)
+	sink, err := importer.NewSQLSink(ctx, store.DB, true)
 	if err != nil {
 		return err
 	}
 	defer sink.Close()
-	var prog *progress
-	problems := 0
-	report := func(p importer.Problem) {
-		problems++
-		if prog != nil {
-			prog.clear()
-		}
-		fmt.Fprintln(e.stderr, p)
-	}
-	im := &importer.Importer{Sink: sink, OpenDB: openReadOnly, Report: report}
+	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
+	im := &importer.Importer{Sink: sink, OpenDB: openAgentDB, Report: log.report}
 	plan, planProblems := importer.NewPlan(paths, importer.PlanOptions{IncludeDeleted: includeDeleted, SessionIDs: im.AgentDBSessionIDs})
 	for _, p := range planProblems {
-		report(p)
+		log.report(p)
 	}
-	prog = newProgress(e.stderr, plan)
+	prog := newProgress(e, e.stderr, plan)
+	log.prog = prog
 	im.Progress = prog.update
 	for i, src := range plan.Sources {
 		prog.nextFile()
@@ -86,25 +119,30 @@ func importPaths(ctx context.Context, e *env, db *sql.DB, paths []string, includ
 	}
 	stats := im.Stats()
 	stored := time.Since(start)
-	indexed, err := importer.Reconcile(ctx, db, reconcileBudget, func(st importer.ReconcileStatus) {
-		if st.Pending > 0 {
-			prog.status("indexing: %d sessions left", st.Pending)
-		}
-	})
+	indexed, err := reconcileAll(ctx, store, prog)
 	prog.clear()
 	if err != nil {
-		return fmt.Errorf("indexing: %w (run 'sessionsearch reconcile' to finish)", err)
+		return fmt.Errorf("indexing %s: %w (run 'sessionsearch reconcile' to finish)", store.Path(), err)
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(e.stdout, "imported %d transcripts from %d files: %d new events, %d already there; %.1f MB in %.1fs (%.1f MB/s): stored in %.1fs, indexed %d sessions in %.1fs\n",
-		stats.Transcripts, len(plan.Sources), stats.Added, stats.Events-stats.Added,
-		float64(stats.Bytes)/1e6, elapsed.Seconds(), float64(stats.Bytes)/1e6/max(elapsed.Seconds(), 1e-3),
-		stored.Seconds(), indexed, (elapsed - stored).Seconds())
+	if stats.Transcripts == 0 {
+		fmt.Fprintf(e.stdout, "nothing imported into %s: no transcript in %d files\n", store.Path(), len(plan.Sources))
+	} else {
+		fmt.Fprintf(e.stdout, "imported %d transcripts from %d files into %s: %d new events, %d already there; %.1f MB in %.1fs (%.1f MB/s): stored in %.1fs, indexed %d sessions in %.1fs\n",
+			stats.Transcripts, len(plan.Sources), store.Path(), stats.Added, stats.Events-stats.Added,
+			float64(stats.Bytes)/1e6, elapsed.Seconds(), float64(stats.Bytes)/1e6/max(elapsed.Seconds(), 1e-3),
+			stored.Seconds(), indexed, (elapsed - stored).Seconds())
+	}
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(e.stdout, "skipped %d files: %s\n", len(plan.Skipped), skipSummary(plan.Skipped))
 	}
-	if problems > 0 {
-		fmt.Fprintf(e.stderr, "%d problems; the rest was imported\n", problems)
+	if log.total > 0 {
+		log.summary()
+		rest := "the rest was imported"
+		if stats.Transcripts == 0 {
+			rest = "nothing was imported"
+		}
+		fmt.Fprintf(e.stderr, "%d problems in %d files; %s\n", log.total, len(log.perFile), rest)
 		return exitError{1}
 	}
 	return nil

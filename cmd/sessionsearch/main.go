@@ -4,6 +4,7 @@
 //	sessionsearch demo                       what it finds that unicode61 misses
 //	sessionsearch import ~/.openclaw          import a state directory (or files, agent databases)
 //	sessionsearch search "东京 hotel"         search as the operator
+//	sessionsearch sessions                    the sessions, their agents and keys
 //	sessionsearch history agent:main:main     read a session's active path
 //	sessionsearch status | reconcile          index state; finish pending indexing
 //	sessionsearch mcp --caller KEY            sessions_search and sessions_history for agents
@@ -12,8 +13,9 @@
 //
 // The database is --db, else $SESSIONSEARCH_DB, else
 // $XDG_DATA_HOME/sessionsearch/sessions.db (~/.local/share when
-// XDG_DATA_HOME is unset); it is created (readable by its owner only) and
-// migrated on first use.
+// XDG_DATA_HOME is unset). import, reconcile and demo create it (readable by
+// its owner only) and migrate it; the other commands only read it, and
+// never write it. docs/cli.md is the specification.
 //
 // Exit status: 0 on success, 1 when something failed (errors on stderr name
 // the file and line), 2 for a usage error.
@@ -44,6 +46,7 @@ func init() {
 	commands = []command{
 		{"import", "PATH...", "import OpenClaw transcripts: JSONL files, state directories, agent databases", runImport},
 		{"search", "QUERY...", "search the transcripts", runSearch},
+		{"sessions", "", "list the sessions: keys, agents, messages, last activity", runSessions},
 		{"history", "KEY", "show a session's messages (its active path)", runHistory},
 		{"status", "", "show the database and its index state", runStatus},
 		{"reconcile", "", "index the sessions that are pending", runReconcile},

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionsearch/sessionsearch/driver"
@@ -87,7 +92,7 @@ func TestMCPServer(t *testing.T) {
 		props, required := inputSchema(t, tool)
 		switch tool.Name {
 		case "sessions_search":
-			if !slices.Equal(props, []string{"limit", "maxBytes", "order", "prefix", "query", "sessionKey", "snippetChars"}) || !slices.Equal(required, []string{"query"}) {
+			if !slices.Equal(props, []string{"after", "before", "limit", "maxBytes", "order", "prefix", "query", "sessionKey", "snippetChars"}) || !slices.Equal(required, []string{"query"}) {
 				t.Errorf("sessions_search arguments %v, required %v", props, required)
 			}
 		case "sessions_history":
@@ -125,7 +130,7 @@ func TestMCPServer(t *testing.T) {
 func TestMCPServerCallerArgument(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)
-	s := connectMCP(t, "--db", dbFile)
+	s := connectMCP(t, "--db", dbFile, "--trust-client-caller")
 	list, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,4 +156,222 @@ func TestMCPServerCallerArgument(t *testing.T) {
 	if len(other.Results) != 0 {
 		t.Errorf("another session's caller sees the Feishu session: %s", text)
 	}
+}
+
+// schemaTypes collects every "type" of a JSON Schema, at any depth, to
+// find unions such as ["null","integer"].
+func schemaTypes(v any, out *[]any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if k == "type" {
+				*out = append(*out, c)
+			}
+			schemaTypes(c, out)
+		}
+	case []any:
+		for _, c := range x {
+			schemaTypes(c, out)
+		}
+	}
+}
+
+// validate checks a tool's structured content against its output schema.
+func validate(t *testing.T, tool *mcp.Tool, content any) {
+	t.Helper()
+	b, _ := json.Marshal(tool.OutputSchema)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s output schema: %v", tool.Name, err)
+	}
+	var instance any
+	b, _ = json.Marshal(content)
+	json.Unmarshal(b, &instance)
+	if err := resolved.Validate(instance); err != nil {
+		t.Errorf("%s: structured content %s does not fit its output schema: %v", tool.Name, b, err)
+	}
+}
+
+// The tools describe themselves to a client: read-only, idempotent, closed
+// world; integer parameters with their range and default and a single
+// type; order as an enum; no extra arguments; an output schema that the
+// structured content of every answer fits; no list_changed, since the two
+// tools never change (docs/cli.md C14, C15).
+func TestMCPToolDescriptions(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "s.db")
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	s := connectMCP(t, "--db", dbFile, "--caller", "agent:main:main", "--visibility", "all")
+	if caps := s.InitializeResult().Capabilities; caps.Tools == nil || caps.Tools.ListChanged {
+		t.Errorf("tools capability %+v", caps.Tools)
+	}
+	list, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		tools[tool.Name] = tool
+		a := tool.Annotations
+		if a == nil || !a.ReadOnlyHint || !a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v", tool.Name, a)
+		}
+		schema := tool.InputSchema.(map[string]any)
+		if schema["additionalProperties"] != false {
+			t.Errorf("%s: additionalProperties %v", tool.Name, schema["additionalProperties"])
+		}
+		var types []any
+		schemaTypes(schema, &types)
+		schemaTypes(tool.OutputSchema, &types)
+		for _, ty := range types {
+			if _, ok := ty.(string); !ok {
+				t.Errorf("%s: a type union %v", tool.Name, ty)
+			}
+		}
+		for name, p := range schema["properties"].(map[string]any) {
+			p := p.(map[string]any)
+			if p["type"] == "integer" && (p["minimum"] == nil || p["maximum"] == nil || p["default"] == nil) {
+				t.Errorf("%s.%s: %v", tool.Name, name, p)
+			}
+		}
+		if tool.OutputSchema == nil {
+			t.Errorf("%s: no output schema", tool.Name)
+		}
+	}
+	props := tools["sessions_search"].InputSchema.(map[string]any)["properties"].(map[string]any)
+	if limit := props["limit"].(map[string]any); limit["minimum"] != 1.0 || limit["maximum"] != 25.0 || limit["default"] != 10.0 {
+		t.Errorf("sessions_search limit %v", limit)
+	}
+	if order := props["order"].(map[string]any); !reflect.DeepEqual(order["enum"], []any{"relevance", "recent"}) {
+		t.Errorf("sessions_search order %v", order)
+	}
+	hprops := tools["sessions_history"].InputSchema.(map[string]any)["properties"].(map[string]any)
+	if limit := hprops["limit"].(map[string]any); limit["minimum"] != 1.0 || limit["maximum"] != 1000.0 {
+		t.Errorf("sessions_history limit %v", limit)
+	}
+
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_search", Arguments: map[string]any{"query": "日报", "limit": 3, "order": "recent"}})
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	validate(t, tools["sessions_search"], res.StructuredContent)
+	var found driver.SearchResult
+	b, _ := json.Marshal(res.StructuredContent)
+	decodeStrict(t, string(b), &found)
+	if len(found.Results) != 3 || found.Results[0].Timestamp < found.Results[1].Timestamp {
+		t.Errorf("recent order: %s", b)
+	}
+	res, err = s.CallTool(context.Background(), &mcp.CallToolParams{Name: "sessions_history", Arguments: map[string]any{"sessionKey": found.Results[0].SessionKey, "limit": 4}})
+	if err != nil || res.IsError {
+		t.Fatalf("history: %v %+v", err, res)
+	}
+	validate(t, tools["sessions_history"], res.StructuredContent)
+
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"query": "日报", "visibility": "all"}, `unknown argument "visibility"`},
+		{map[string]any{"query": "日报", "limit": 10.5}, "limit must be an integer 1..25, got 10.5"},
+		{map[string]any{"query": "日报", "order": "newest"}, `order must be "relevance" or "recent", got "newest"`},
+		{map[string]any{"limit": 3}, "query is required"},
+		{map[string]any{"query": 7}, "query must be a non-empty string, got 7"},
+	} {
+		if text, isErr := callTool(t, s, "sessions_search", tc.args); !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%v: error %v, %q; want %q", tc.args, isErr, text, tc.want)
+		}
+	}
+}
+
+// The visibility flags bind every call: a sandboxed caller sees itself and
+// what it spawned, whatever its visibility.
+func TestMCPSandboxed(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "s.db")
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	count := func(args ...string) int {
+		s := connectMCP(t, append([]string{"--db", dbFile}, args...)...)
+		text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "日报", "limit": 25})
+		var res driver.SearchResult
+		decodeStrict(t, text, &res)
+		if isErr {
+			t.Fatalf("%v: %s", args, text)
+		}
+		return len(res.Results)
+	}
+	if n := count("--caller", "agent:main:main", "--visibility", "all"); n == 0 {
+		t.Fatal("the main session sees nothing")
+	}
+	if n := count("--caller", "agent:main:main", "--visibility", "all", "--sandboxed"); n != 0 {
+		t.Errorf("sandboxed main session sees %d results in sessions it did not spawn", n)
+	}
+	if n := count("--caller", "agent:main:main", "--visibility", "all", "--sandboxed", "--sandbox-visibility", "all"); n == 0 {
+		t.Error("sandbox visibility all sees nothing")
+	}
+}
+
+// A line that is not JSON gets a JSON-RPC parse error, one that is not a
+// JSON-RPC message an invalid-request error, and the server goes on
+// answering (docs/cli.md C17).
+func TestMCPMalformedInput(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "s.db")
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "mcp", "--db", dbFile, "--caller", "agent:main:main")
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	next := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the server stopped: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("%v: %s", err, lines.Bytes())
+		}
+		return m
+	}
+	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	errorCode := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		code, _ := e["code"].(float64)
+		return code
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tc := range []struct {
+		line string
+		code float64
+		id   any
+	}{
+		{`this is not json`, -32700, nil},
+		{`{"jsonrpc":"2.0","id":2,"method":`, -32700, nil},
+		{`[1,2,3]`, -32600, nil},
+		{`{"jsonrpc":"2.0","id":3}`, -32600, 3.0},
+	} {
+		send(tc.line)
+		if m := next(); errorCode(m) != tc.code || m["id"] != tc.id {
+			t.Errorf("%s: %v; want error %v with id %v", tc.line, m, tc.code, tc.id)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sessions_search","arguments":{"query":"日报","limit":1}}}`)
+	m := next()
+	result, _ := m["result"].(map[string]any)
+	if m["id"] != 4.0 || result == nil || result["isError"] == true || result["structuredContent"] == nil {
+		t.Fatalf("a call after the bad lines: %v", m)
+	}
+	stdin.Close()
 }

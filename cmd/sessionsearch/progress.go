@@ -12,8 +12,9 @@ import (
 	"github.com/sessionsearch/sessionsearch/importer"
 )
 
-// progress shows an import as it goes: on a terminal, a bar redrawn in
-// place (files, events, MB/s); otherwise a plain line after a transcript is
+// progress shows an import as it goes: on a terminal that takes control
+// sequences (useStyle), a bar redrawn in place (files, events, MB/s);
+// otherwise a plain line after a transcript is
 // committed, at most once a second.
 type progress struct {
 	w          io.Writer
@@ -29,9 +30,9 @@ type progress struct {
 	drawn      bool      // a bar is on the terminal line
 }
 
-func newProgress(w io.Writer, plan importer.Plan) *progress {
+func newProgress(e *env, w io.Writer, plan importer.Plan) *progress {
 	p := &progress{w: w, totalFiles: len(plan.Sources), totalBytes: plan.Bytes(), start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); ok && useStyle(e, w) {
 		p.tty = true
 		p.width = 80
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 20 {

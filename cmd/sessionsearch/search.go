@@ -18,70 +18,50 @@ import (
 func runSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("search"))
 	db := fs.dbFlag()
-	who := fs.callerFlags(true)
-	limit := fs.Int("limit", 0, "at most `n` results, 1..25 (default 10)")
-	session := fs.String("session", "", "search only the session with this `key`")
-	prefix := fs.Bool("prefix", false, "match the last query term as a prefix")
-	recent := fs.Bool("recent", false, "newest first instead of best first")
-	asJSON := fs.Bool("json", false, "print the JSON of sessions_search as it is")
+	var opts driver.SearchOptions
+	fs.optionFlags(&opts, &opts.Options, sqlfuncs.SearchOptionSpecs())
+	asJSON := fs.Bool("json", false, "print the JSON of sessions_search")
+	fs.notes = []string{operatorNote, "A query's terms are phrases that must all match; a last term written word* is a prefix."}
 	terms, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	query := strings.Join(terms, " ")
-	if strings.TrimSpace(query) == "" {
-		return usagef("search needs a QUERY")
+	query, prefix, err := cliQuery(terms)
+	if err != nil {
+		return err
 	}
-	o := who.options(true)
-	if *limit != 0 {
-		o["limit"] = *limit
+	opts.Prefix = opts.Prefix || prefix
+	withOperator(&opts.Options)
+	if err := opts.Validate(); err != nil {
+		return usagef("%v", err)
 	}
-	if *session != "" {
-		o["sessionKey"] = *session
-	}
-	if *prefix {
-		o["prefix"] = true
-	}
-	if *recent {
-		o["order"] = sqlfuncs.OrderRecent
-	}
-	opts := optionsJSON(o)
-	// The store checks the options too; checking them here first makes a
-	// bad flag value a usage error with the store's own message.
-	if _, err := sqlfuncs.ParseSearchOptions(opts); err != nil {
-		return usageError{"sessions_search: " + err.Error()}
-	}
-	store, err := openStore(ctx, e, *db)
+	store, err := openReader(e, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	var js string
-	if err := store.QueryRowContext(ctx, `SELECT sessions_search(?, ?)`, query, opts).Scan(&js); err != nil {
+	res, err := store.Search(ctx, query, opts)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
-		fmt.Fprintln(e.stdout, js)
-		return nil
+		return printJSON(e.stdout, res)
 	}
-	var res driver.SearchResult
-	if err := json.Unmarshal([]byte(js), &res); err != nil {
-		return fmt.Errorf("sessions_search returned %q: %w", js, err)
-	}
-	tty := isTerminal(e.stdout)
+	bold := useStyle(e, e.stdout)
 	for i, r := range res.Results {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
 		fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", r.SessionKey, formatTime(r.Timestamp), r.Role, r.MessageID)
 		snippet := oneLine(r.Snippet)
-		if tty {
-			snippet = highlight(snippet, query, *prefix)
+		if bold {
+			snippet = highlight(snippet, query, opts.Prefix)
 		}
 		fmt.Fprintf(e.stdout, "    %s\n", snippet)
 	}
 	if len(res.Results) == 0 {
-		fmt.Fprintln(e.stdout, "no results")
+		fmt.Fprintf(e.stdout, "no results %s\n", who(opts.Options))
+		fmt.Fprintln(e.stdout, "(run 'sessionsearch sessions' to see the sessions and their keys)")
 	}
 	if res.Truncated {
 		fmt.Fprintln(e.stdout, "(more results: raise --limit, up to 25, or narrow the query)")
@@ -92,17 +72,62 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// operatorNote explains the default caller of search, history and sessions.
+const operatorNote = "Without --caller the command runs as the operator (agent:main:main with\n" +
+	"visibility all and every other agent), who sees every session but the\n" +
+	"incognito ones. With --caller KEY it sees what that session may see."
+
+// cliQuery joins the query's terms. A last term ending in * is a prefix
+// (docs/cli.md C9); a * anywhere else is refused, since the store matches
+// only the last term as a prefix.
+func cliQuery(terms []string) (query string, prefix bool, err error) {
+	words := strings.Fields(strings.Join(terms, " "))
+	if len(words) == 0 {
+		return "", false, usagef("search needs a QUERY")
+	}
+	for i, w := range words {
+		if !strings.HasSuffix(w, "*") {
+			continue
+		}
+		if i != len(words)-1 {
+			return "", false, usagef("QUERY: only the last term can be a prefix (word*), got %q", w)
+		}
+		words[i] = strings.TrimRight(w, "*")
+		if words[i] == "" {
+			return "", false, usagef("QUERY: a prefix needs at least one character before *, got %q", w)
+		}
+		prefix = true
+	}
+	return strings.Join(words, " "), prefix, nil
+}
+
+// printJSON prints v on one line, as the store's functions write it: the
+// same members, and <, > and & as they are.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// formatTime shows epoch milliseconds in local time; "-" for none.
+// useStyle reports whether w takes bold and terminal control sequences: a
+// terminal, unless NO_COLOR is set to anything or TERM is dumb
+// (docs/cli.md C11).
+func useStyle(e *env, w io.Writer) bool {
+	return isTerminal(w) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+}
+
+// formatTime shows epoch milliseconds in local time with the zone's
+// offset; "-" for none.
 func formatTime(ms int64) string {
 	if ms == 0 {
 		return "-"
 	}
-	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
+	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04 -07:00")
 }
 
 // oneLine folds line breaks and runs of white space, for a list entry, and
