@@ -18,13 +18,8 @@ import (
 // SQL that every host can run (see the README), so Go and the other hosts
 // always agree.
 
-// Session is a row of the sessions table.
-type Session struct {
-	Key              string
-	SpawnedBy        string // "" for NULL
-	ParentSessionKey string // "" for NULL
-	CreatedAt        int64  // epoch ms, 0 for NULL
-}
+// Session is a row of the sessions table (store.Session).
+type Session = store.Session
 
 // execer is what the store methods need: a *sql.DB, *sql.Conn or *sql.Tx.
 type execer interface {

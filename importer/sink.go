@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
-// Session is one transcript generation as the store keeps it: the
-// driver's type, a row of the sessions table ("" and 0 for unknown).
-type Session = driver.Session
+// Session is one transcript generation as the store keeps it: a row of the
+// sessions table ("" and 0 for unknown), store.Session.
+type Session = store.Session
 
 // Sink stores transcripts. Begin starts one transcript (creating its
 // session, or filling links the stored session lacks); the events follow in

@@ -5,6 +5,15 @@ import (
 	"unicode/utf8"
 )
 
+// Session is a row of the sessions table: the one session type of the
+// driver, the importer and the CLI.
+type Session struct {
+	Key              string
+	SpawnedBy        string // "" for NULL
+	ParentSessionKey string // "" for NULL
+	CreatedAt        int64  // epoch ms, 0 for NULL
+}
+
 // KeyValue is one value of a column that holds a session key, as SQLite
 // stores it.
 type KeyValue struct {
