@@ -169,3 +169,72 @@ func BenchmarkReconcileBigSession(b *testing.B) {
 	b.ReportMetric(steps.Seconds()/one.Seconds(), "steps-ratio")
 	b.ReportMetric(one.Seconds()/float64(b.N), "s/one-call")
 }
+
+// docs/store.md S10: migrate and reconcile wait for another connection's
+// write transaction, as SQLite's own statements do under the busy timeout,
+// instead of failing at once with "database is locked".
+func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {
+	db, ctx := openStore(t)
+	if err := db.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	bigSession(t, ctx, conn, "agent:main:pending", 10, 2)
+	for _, step := range []struct {
+		name    string
+		prepare string // run before the other connection takes the lock
+		run     func() error
+	}{
+		{"reconcile", "", func() error { _, err := db.Reconcile(ctx, time.Second); return err }},
+		// An index of another version gives migrate something to write.
+		{"migrate", `UPDATE sessionsearch_meta SET value = '0.0' WHERE key = 'index_version'`,
+			func() error { _, err := db.Migrate(ctx); return err }},
+	} {
+		if step.prepare != "" {
+			if _, err := db.Exec(step.prepare); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writer, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := writer.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := writer.ExecContext(ctx, `INSERT INTO sessions(session_key) VALUES (?1)`, "agent:main:"+step.name); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		if step.name == "reconcile" {
+			// Plain SQL cannot wait from inside its SELECT: the error says
+			// what to do.
+			var out string
+			err := db.QueryRowContext(ctx, `SELECT sessions_reconcile(10)`).Scan(&out)
+			if err == nil || !strings.Contains(err.Error(), "database is locked (another connection is writing: run this inside BEGIN IMMEDIATE") {
+				t.Fatalf("sessions_reconcile outside BEGIN IMMEDIATE under a writer: %v", err)
+			}
+		}
+		go func() { done <- step.run() }()
+		time.Sleep(300 * time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("%s returned while another connection held the write lock: %v", step.name, err)
+		default:
+		}
+		if _, err := writer.ExecContext(ctx, `COMMIT`); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("%s after the writer committed: %v", step.name, err)
+		}
+		writer.Close()
+	}
+	if st, err := db.IndexStatus(ctx); err != nil || st.PendingSessions != 0 {
+		t.Fatalf("after reconcile: %+v, %v", st, err)
+	}
+}

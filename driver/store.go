@@ -44,11 +44,49 @@ func nullInt(v int64) any {
 // Migrate creates or upgrades the schema and returns its version.
 func (db *DB) Migrate(ctx context.Context) (int, error) { return Migrate(ctx, db.DB) }
 
-// Migrate runs sessionsearch_migrate() on e.
+// Migrate runs sessionsearch_migrate() on e, holding the write lock from
+// the start (see writing).
 func Migrate(ctx context.Context, e execer) (int, error) {
 	var v int
-	err := e.QueryRowContext(ctx, `SELECT sessionsearch_migrate()`).Scan(&v)
+	err := writing(ctx, e, func(e execer) error {
+		return e.QueryRowContext(ctx, `SELECT sessionsearch_migrate()`).Scan(&v)
+	})
 	return v, err
+}
+
+// writing runs fn inside BEGIN IMMEDIATE on one connection of e, unless e
+// is a transaction of the caller's. sessionsearch_migrate and
+// sessions_reconcile write from inside a SELECT, whose read transaction
+// SQLite cannot turn into a write transaction by waiting: without the lock
+// taken first they fail at once with "database is locked" whenever another
+// connection writes, whatever the busy timeout. BEGIN IMMEDIATE waits for it
+// (docs/store.md S10).
+func writing(ctx context.Context, e execer, fn func(execer) error) error {
+	var conn *sql.Conn
+	switch v := e.(type) {
+	case *sql.Tx:
+		return fn(v)
+	case *sql.Conn:
+		conn = v
+	case *sql.DB:
+		c, err := v.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		conn = c
+	default:
+		return fn(e)
+	}
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	if err := fn(conn); err != nil {
+		conn.ExecContext(context.Background(), `ROLLBACK`)
+		return err
+	}
+	_, err := conn.ExecContext(ctx, `COMMIT`)
+	return err
 }
 
 // AddSession inserts a session; an existing one is left as it is.
@@ -114,7 +152,9 @@ func (db *DB) Reconcile(ctx context.Context, budget time.Duration) (ReconcileRes
 // Reconcile runs sessions_reconcile with e.
 func Reconcile(ctx context.Context, e execer, budget time.Duration) (ReconcileResult, error) {
 	var out ReconcileResult
-	err := scanJSON(e.QueryRowContext(ctx, `SELECT sessions_reconcile(?1)`, budget.Milliseconds()), &out)
+	err := writing(ctx, e, func(e execer) error {
+		return scanJSON(e.QueryRowContext(ctx, `SELECT sessions_reconcile(?1)`, budget.Milliseconds()), &out)
+	})
 	return out, err
 }
 

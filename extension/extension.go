@@ -38,6 +38,7 @@ var (
 const (
 	sqliteOK    = 0
 	sqliteError = 1
+	sqliteBusy  = 5
 	sqliteNoMem = 7
 )
 

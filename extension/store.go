@@ -14,7 +14,7 @@ import (
 func fnMigrate(c *call) error {
 	v, err := store.Migrate(c.conn())
 	if err != nil {
-		return err
+		return busyHint(err)
 	}
 	c.resultInt(int64(v))
 	return nil
@@ -118,7 +118,7 @@ func fnReconcile(c *call) error {
 	}
 	res, err := c.state.store.Reconcile(c.conn(), time.Now().Add(time.Duration(budget)*time.Millisecond))
 	if err != nil {
-		return err
+		return busyHint(err)
 	}
 	c.resultText(fmt.Sprintf(`{"pending":%d,"indexed":%d}`, res.Pending, res.Indexed))
 	return nil
@@ -150,4 +150,15 @@ func fnKeyProblem(c *call) error {
 		c.resultNull()
 	}
 	return nil
+}
+
+// busyHint says how to wait for another writer: a function that writes from
+// inside a SELECT cannot, since SQLite does not wait to turn a read
+// transaction into a write one (docs/store.md S10).
+func busyHint(err error) error {
+	var se *sqliteErr
+	if errors.As(err, &se) && se.code&0xff == sqliteBusy {
+		return &sqliteErr{code: se.code, msg: se.msg + " (another connection is writing: run this inside BEGIN IMMEDIATE, which waits for it under the busy timeout)"}
+	}
+	return err
 }
