@@ -142,6 +142,10 @@ func fnDebug(c *call) error {
 	return nil
 }
 
+// maxTokensText bounds sessionsearch_tokens' input: its JSON is about 40
+// times the text, so 1 MiB gives at most some 40 MB (16 MiB took 1.27 GB).
+const maxTokensText = 1 << 20
+
 // fnTokens: sessionsearch_tokens(text [, options [, 'document'|'query']])
 // returns the tokens of text as JSON, for checking what the tokenizer does
 // (and its options: FTS5 reports only "error in tokenizer constructor").
@@ -171,6 +175,9 @@ func fnTokens(c *call) error {
 		return nil
 	}
 	text := []byte(c.text(0))
+	if len(text) > maxTokensText {
+		return fmt.Errorf("text must be at most %d bytes, got %d (the tokens of a longer text are too many to show; index it with FTS5 instead)", maxTokensText, len(text))
+	}
 	out := outputs.Get()
 	defer outputs.Put(out)
 	opts.Tokenize(text, query, out)

@@ -27,8 +27,16 @@ func (e *unknownOptionError) Error() string {
 	return fmt.Sprintf("unknown option %q (known: %s)", e.name, strings.Join(e.known, ", "))
 }
 
+// MaxOptionsBytes bounds an options object: far more than any set of
+// options takes (the longest is an allow list of agent ids), so that a huge
+// argument is refused before it is parsed.
+const MaxOptionsBytes = 64 << 10
+
 // parse decodes js into dst, a pointer to the options type, with defaults.
 func (specs OptionSpecs) parse(js string, dst any) error {
+	if len(js) > MaxOptionsBytes {
+		return fmt.Errorf("options must be at most %d bytes of JSON, got %d", MaxOptionsBytes, len(js))
+	}
 	values, order, err := parseObject(js)
 	if err != nil {
 		return fmt.Errorf("options must be a JSON object: %w", err)

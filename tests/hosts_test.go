@@ -454,6 +454,8 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		{"select sessionsearch_tokens('x', 'cjk');", []string{"sessionsearch_tokens", `"cjk"`}},
 		{"select sessionsearch_tokens('x', NULL, 'sentence');", []string{"sessionsearch_tokens", `"sentence"`}},
 		{"select sessionsearch_tokens();", []string{"sessionsearch_tokens", "got 0 arguments"}},
+		{"select sessionsearch_tokens(printf('%.1048577c', 'a'));", []string{"sessionsearch_tokens", "text must be at most 1048576 bytes, got 1048577"}},
+		{`select sessions_search('x', '{"caller":"agent:main:err","visibility":"' || printf('%.65536c', 'a') || '"}');`, []string{"sessions_search", "options must be at most 65536 bytes of JSON, got 65579"}},
 		{"select redact_snippet('x', 0);", []string{"redact_snippet", "max_chars", "got 0"}},
 		{"select redact_snippet('x', -5);", []string{"redact_snippet", "max_chars", "got -5"}},
 		{"select redact_snippet('x', 'ten');", []string{"redact_snippet", "max_chars", `"ten"`}},
