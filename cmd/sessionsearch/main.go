@@ -51,6 +51,7 @@ func init() {
 		{"status", "", "show the database and its index state", runStatus},
 		{"reconcile", "", "index the sessions that are pending", runReconcile},
 		{"mcp", "", "serve sessions_search and sessions_history over MCP on stdio", runMCP},
+		{"serve", "", "serve search, history and appends over HTTP/JSON with bearer tokens", runServe},
 		{"demo", "", "import the bundled transcripts and compare with unicode61", runDemo},
 		{"help", "", "show this help", runHelp},
 	}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/server"
+)
+
+// The HTTP service (docs/serve.md): the handler of package server over the
+// database of --db, on --listen, with the callers of --tokens.
+
+// shutdownGrace is how long a stopping server lets in-flight requests
+// finish (docs/serve.md H10).
+const shutdownGrace = 30 * time.Second
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, lookupCommand("serve"))
+	db := fs.dbFlag()
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on (port 0 picks a free port; the bound address is printed)")
+	tokens := fs.String("tokens", "", "tokens `file` (JSON, mode 0600) mapping each bearer token to its caller, visibility and write grant")
+	noAuth := fs.Bool("insecure-loopback-no-auth", false, "DEVELOPMENT ONLY: no tokens; every request names its own caller and may write (refused unless --listen is a loopback address)")
+	maxBody := fs.Int64("max-body", 64<<20, "largest append request in `bytes`")
+	timeout := fs.Duration("timeout", 60*time.Second, "longest database work of one request")
+	if rest, err := fs.parse(args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("serve takes no arguments, got %q", rest[0])
+	}
+	opts := server.Options{MaxBodyBytes: *maxBody, RequestTimeout: *timeout,
+		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil))}
+	switch {
+	case *noAuth && *tokens != "":
+		return usagef("--tokens and --insecure-loopback-no-auth exclude each other")
+	case *noAuth:
+		if !isLoopback(*listen) {
+			return usagef("--insecure-loopback-no-auth needs a loopback --listen address (127.0.0.1, ::1 or localhost), got %q", *listen)
+		}
+		fmt.Fprintln(e.stderr, "sessionsearch serve: WARNING: --insecure-loopback-no-auth: no authentication; any local process may read and write every session")
+	case *tokens == "":
+		return usagef("--tokens FILE is required (or --insecure-loopback-no-auth for development on loopback)")
+	default:
+		t, err := server.LoadTokens(*tokens)
+		if err != nil {
+			return err
+		}
+		opts.Tokens = t
+	}
+	if *maxBody <= 0 {
+		return usagef("--max-body must be positive, got %d", *maxBody)
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", *timeout)
+	}
+	store, err := openStore(ctx, e, *db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           server.New(store.DB, opts),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       *timeout + 60*time.Second,
+		WriteTimeout:      *timeout + 60*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "sessionsearch serve: stopping; finishing requests in flight")
+	stop, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(stop); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// isLoopback reports whether a listen address can only be reached from this
+// machine.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Options configure a Handler; zero fields take the defaults below.
+type Options struct {
+	// Tokens authenticates requests. Nil means no authentication: every
+	// request names its own caller and may write. Only the loopback
+	// development mode of `sessionsearch serve` passes nil.
+	Tokens *Tokens
+	// MaxBodyBytes caps an append request (default 64 MiB, which holds a
+	// 20 MB transcript escaped as JSON); MaxReadBodyBytes caps every other
+	// request (default 64 KiB).
+	MaxBodyBytes, MaxReadBodyBytes int64
+	// RequestTimeout bounds the database work of one request (default 60s).
+	RequestTimeout time.Duration
+	// AccessLog receives one record per request: method, path, status,
+	// duration and caller, never a query, a body or message text.
+	// Nil logs nothing.
+	AccessLog *slog.Logger
+	// Unavailable reports database errors that mean "try again" (a cluster
+	// without quorum, a node that is not the leader): they are answered 503
+	// instead of 500. Nil treats no error so.
+	Unavailable func(error) bool
+	// Ready, if set, is asked by /readyz after the database answered.
+	Ready func(context.Context) error
+}
+
+const (
+	defaultMaxBodyBytes     = 64 << 20
+	defaultMaxReadBodyBytes = 64 << 10
+	defaultRequestTimeout   = 60 * time.Second
+)
+
+// Handler serves the API of docs/serve.md.
+type Handler struct {
+	db   *sql.DB
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New returns the handler over db, whose connections must have the
+// sessionsearch extension and a migrated schema.
+func New(db *sql.DB, opts Options) *Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = defaultMaxBodyBytes
+	}
+	if opts.MaxReadBodyBytes <= 0 {
+		opts.MaxReadBodyBytes = defaultMaxReadBodyBytes
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = defaultRequestTimeout
+	}
+	h := &Handler{db: db, opts: opts, mux: http.NewServeMux()}
+	h.route("GET /healthz", false, false, h.healthz)
+	h.route("GET /readyz", false, false, h.readyz)
+	h.route("POST /v1/search", true, false, h.search)
+	h.route("POST /v1/history", true, false, h.history)
+	h.route("GET /v1/status", true, false, h.status)
+	h.route("POST /v1/append", true, true, h.append)
+	h.route("POST /v1/reconcile", true, true, h.reconcile)
+	h.route("DELETE /v1/sessions/{key}", true, true, h.deleteSession)
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, fail(http.StatusNotFound, "not_found", "path", r.URL.Path, "no such endpoint; see docs/openapi.json"))
+	})
+	return h
+}
+
+// call is one authenticated request.
+type call struct {
+	grant *Grant // nil in the development mode without tokens
+	w     http.ResponseWriter
+	r     *http.Request
+}
+
+// endpoint answers a call with a JSON body or an error.
+type endpoint func(ctx context.Context, c *call) ([]byte, int, *apiError)
+
+func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
+	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		c := &call{w: w, r: r}
+		if auth {
+			if err := h.authenticate(c, write); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		limit := h.opts.MaxReadBodyBytes
+		if write {
+			limit = h.opts.MaxBodyBytes
+		}
+		if r.ContentLength > limit {
+			writeError(w, fail(http.StatusRequestEntityTooLarge, "too_large", "", limit,
+				fmt.Sprintf("the request body is over the limit of %d bytes", limit)))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
+		defer cancel()
+		body, status, err := h.guard(ctx, e, c)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, status, body)
+	})
+}
+
+// guard runs an endpoint and turns a panic into a 500, so that one bad
+// request never takes the server down.
+func (h *Handler) guard(ctx context.Context, e endpoint, c *call) (body []byte, status int, err *apiError) {
+	defer func() {
+		if p := recover(); p != nil {
+			body, status, err = nil, 0, fail(http.StatusInternalServerError, "internal", "", nil, fmt.Sprintf("internal error: %v", p))
+		}
+	}()
+	return e(ctx, c)
+}
+
+func (h *Handler) authenticate(c *call, write bool) *apiError {
+	if h.opts.Tokens == nil {
+		return nil
+	}
+	auth := c.r.Header.Get("Authorization")
+	if auth == "" {
+		return fail(http.StatusUnauthorized, "unauthenticated", "Authorization", nil, "send the header Authorization: Bearer <token>")
+	}
+	scheme, token, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return fail(http.StatusUnauthorized, "unauthenticated", "Authorization", scheme,
+			"the Authorization header must be Bearer <token>")
+	}
+	g, ok := h.opts.Tokens.lookup(token)
+	if !ok {
+		// The value is never echoed: it may be someone's real token.
+		return fail(http.StatusUnauthorized, "unauthenticated", "Authorization", nil, "the bearer token is not in the tokens file")
+	}
+	c.grant = &g
+	setLogCaller(c.r, g.Caller)
+	if write && !g.Write {
+		return fail(http.StatusForbidden, "read_only", "Authorization", nil,
+			fmt.Sprintf("the token of %q may not write (its grant has no \"write\": true)", g.Caller))
+	}
+	return nil
+}
+
+// dbError answers an error of the database that is not the request's fault.
+func (h *Handler) dbError(ctx context.Context, err error) *apiError {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fail(http.StatusServiceUnavailable, "timeout", "", nil,
+			fmt.Sprintf("the request took longer than %s", h.opts.RequestTimeout))
+	case h.opts.Unavailable != nil && h.opts.Unavailable(err):
+		return fail(http.StatusServiceUnavailable, "unavailable", "", nil, "the database is unavailable: "+err.Error())
+	}
+	return fail(http.StatusInternalServerError, "internal", "", nil, "database error: "+err.Error())
+}
+
+// ServeHTTP serves the API and writes the access log.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	entry := &logEntry{}
+	r = r.WithContext(context.WithValue(r.Context(), logKey{}, entry))
+	h.mux.ServeHTTP(rec, r)
+	if h.opts.AccessLog != nil {
+		// docs/serve.md H8: the path, never the query string or the body.
+		h.opts.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
+			slog.String("caller", entry.caller))
+	}
+}
+
+type logKey struct{}
+
+type logEntry struct{ caller string }
+
+func setLogCaller(r *http.Request, caller string) {
+	if e, ok := r.Context().Value(logKey{}).(*logEntry); ok {
+		e.caller = caller
+	}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
