@@ -176,7 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// docs/serve.md H8: the path, never the query string or the body.
 		h.opts.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
+			slog.Int("status", rec.status), slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("caller", entry.caller))
 	}
 }
