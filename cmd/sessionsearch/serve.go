@@ -74,6 +74,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	// Said once the listener is closed: from then on only requests in
+	// flight are answered.
+	srv.RegisterOnShutdown(func() {
+		fmt.Fprintln(e.stderr, "sessionsearch serve: stopping; finishing requests in flight")
+	})
 	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -82,7 +87,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(e.stderr, "sessionsearch serve: stopping; finishing requests in flight")
 	stop, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(stop); err != nil {
