@@ -56,7 +56,7 @@ type schema struct {
 var (
 	apiOnce sync.Once
 	api     *spec
-	specErr  error
+	specErr error
 )
 
 func loadSpec(t testing.TB) *spec {

@@ -37,7 +37,7 @@ type served struct {
 }
 
 // startServe starts the binary with args and waits for its address.
-func startServe(t *testing.T, args ...string) *served {
+func startServe(t testing.TB, args ...string) *served {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
@@ -83,7 +83,7 @@ func (s *served) stderr() string {
 }
 
 // stop sends SIGTERM and waits for the exit.
-func (s *served) stop(t *testing.T) {
+func (s *served) stop(t testing.TB) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	if err := <-s.done; err != nil {
@@ -91,7 +91,7 @@ func (s *served) stop(t *testing.T) {
 	}
 }
 
-func (s *served) request(t *testing.T, token, method, path string, body []byte) (int, []byte) {
+func (s *served) request(t testing.TB, token, method, path string, body []byte) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(method, "http://"+s.addr+path, bytes.NewReader(body))
 	if token != "" {
@@ -106,7 +106,7 @@ func (s *served) request(t *testing.T, token, method, path string, body []byte) 
 	return resp.StatusCode, out
 }
 
-func writeTokens(t *testing.T, caller string) string {
+func writeTokens(t testing.TB, caller string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tokens.json")
 	data := fmt.Sprintf(`{"tokens":[{"token":%q,"caller":"agent:main:main","visibility":"all","write":true},
