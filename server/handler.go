@@ -86,6 +86,13 @@ type call struct {
 type endpoint func(ctx context.Context, c *call) ([]byte, int, *apiError)
 
 func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
+	method, path, _ := strings.Cut(pattern, " ")
+	// The same path with any other method: a JSON 405, not the mux's text.
+	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", method)
+		writeError(w, fail(http.StatusMethodNotAllowed, "method_not_allowed", "method", r.Method,
+			fmt.Sprintf("%s takes %s", path, method)))
+	})
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r}
 		if auth {

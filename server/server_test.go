@@ -264,6 +264,24 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
+	// Paths and methods outside the API get a JSON error too.
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{{"GET", "/v1/search", 405}, {"PUT", "/v1/sessions/k", 405}, {"GET", "/v2/search", 404}} {
+		req, _ := http.NewRequest(c.method, s.url+c.path, nil)
+		req.Header.Set("Authorization", "Bearer "+tokWriter)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e apiErr
+		if resp.StatusCode != c.status || json.Unmarshal(out, &e) != nil || e.Error.Code == "" {
+			t.Errorf("%s %s: %d %s", c.method, c.path, resp.StatusCode, out)
+		}
+	}
 	// Nothing was written by any refused request.
 	st, out := s.do(t, tokWriter, "GET", "/v1/status", "")
 	var status server.Status
