@@ -46,7 +46,7 @@ func (o object) get(name string) (json.RawMessage, bool) {
 }
 
 // readObject reads a request body that must be one JSON object.
-func readObject(r *http.Request) (object, *apiError) {
+func readObject(r *http.Request) (object, *Error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -59,8 +59,8 @@ func readObject(r *http.Request) (object, *apiError) {
 	return parseObject(data)
 }
 
-func parseObject(data []byte) (object, *apiError) {
-	bad := func(msg string) *apiError {
+func parseObject(data []byte) (object, *Error) {
+	bad := func(msg string) *Error {
 		return fail(http.StatusBadRequest, "malformed_json", "", nil, "the request body must be one JSON object: "+msg)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -105,7 +105,7 @@ func jsonProblem(err error) string {
 }
 
 // stringField reads a required, non-empty string member.
-func stringField(o object, name string) (string, *apiError) {
+func stringField(o object, name string) (string, *Error) {
 	raw, ok := o.get(name)
 	if !ok || string(raw) == "null" {
 		return "", fail(http.StatusBadRequest, "missing_field", name, nil, fmt.Sprintf("field %q is required", name))
@@ -123,7 +123,7 @@ func stringField(o object, name string) (string, *apiError) {
 // sandboxed, fewer agents); naming another caller or widening anything is
 // refused with 403 naming the field and value. With no grant (the loopback
 // development mode) the body's identity is used as it is.
-func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *apiError) {
+func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *Error) {
 	var opts object
 	for _, m := range o {
 		if m.name != skip {
@@ -154,11 +154,11 @@ func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *apiError) 
 
 // narrow checks the identity members of opts against g and returns opts
 // with every identity member set to what the request runs as.
-func narrow(opts object, g Grant) (object, *apiError) {
-	forbidden := func(field string, value json.RawMessage, why string) *apiError {
+func narrow(opts object, g Grant) (object, *Error) {
+	forbidden := func(field string, value json.RawMessage, why string) *Error {
 		return fail(http.StatusForbidden, "outside_grant", field, value, why)
 	}
-	invalid := func(field string, value json.RawMessage, why string) *apiError {
+	invalid := func(field string, value json.RawMessage, why string) *Error {
 		return fail(http.StatusBadRequest, "invalid_field", field, value, why)
 	}
 	str := func(raw json.RawMessage) (string, bool) {

@@ -2,24 +2,30 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 )
 
-// apiError is an answer that is not a success: an HTTP status and the JSON
+// Error is an answer that is not a success: an HTTP status and the JSON
 // body {"error":{"code","field","value","message"}} (docs/serve.md H3).
-type apiError struct {
-	status  int
+type Error struct {
+	Status  int             `json:"-"` // the HTTP status
 	Code    string          `json:"code"`
 	Field   string          `json:"field,omitempty"`
 	Value   json.RawMessage `json:"value,omitempty"`
 	Message string          `json:"message"`
 }
 
-func (e *apiError) Error() string { return e.Message }
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%d %s: %s (field %s)", e.Status, e.Code, e.Message, e.Field)
+	}
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
+}
 
-// fail builds an apiError; value is encoded as JSON (nil leaves it out).
-func fail(status int, code, field string, value any, message string) *apiError {
-	e := &apiError{status: status, Code: code, Field: field, Message: message}
+// fail builds an Error; value is encoded as JSON (nil leaves it out).
+func fail(status int, code, field string, value any, message string) *Error {
+	e := &Error{Status: status, Code: code, Field: field, Message: message}
 	switch v := value.(type) {
 	case nil:
 	case json.RawMessage:
@@ -30,17 +36,17 @@ func fail(status int, code, field string, value any, message string) *apiError {
 	return e
 }
 
-func writeError(w http.ResponseWriter, e *apiError) {
+func writeError(w http.ResponseWriter, e *Error) {
 	body, _ := json.Marshal(struct {
-		Error *apiError `json:"error"`
+		Error *Error `json:"error"`
 	}{e})
-	if e.status == http.StatusUnauthorized {
+	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sessionsearch"`)
 	}
-	if e.status == http.StatusServiceUnavailable {
+	if e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, e.status, body)
+	writeJSON(w, e.Status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

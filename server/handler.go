@@ -68,6 +68,7 @@ func New(db *sql.DB, opts Options) *Handler {
 	h.route("GET /v1/status", true, false, h.status)
 	h.route("POST /v1/append", true, true, h.append)
 	h.route("POST /v1/reconcile", true, true, h.reconcile)
+	h.route("POST /v1/watermarks", true, true, h.watermarks)
 	h.route("DELETE /v1/sessions/{key}", true, true, h.deleteSession)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail(http.StatusNotFound, "not_found", "path", r.URL.Path, "no such endpoint; see docs/openapi.json"))
@@ -83,7 +84,7 @@ type call struct {
 }
 
 // endpoint answers a call with a JSON body or an error.
-type endpoint func(ctx context.Context, c *call) ([]byte, int, *apiError)
+type endpoint func(ctx context.Context, c *call) ([]byte, int, *Error)
 
 func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
 	method, path, _ := strings.Cut(pattern, " ")
@@ -124,7 +125,7 @@ func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
 
 // guard runs an endpoint and turns a panic into a 500, so that one bad
 // request never takes the server down.
-func (h *Handler) guard(ctx context.Context, e endpoint, c *call) (body []byte, status int, err *apiError) {
+func (h *Handler) guard(ctx context.Context, e endpoint, c *call) (body []byte, status int, err *Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			body, status, err = nil, 0, fail(http.StatusInternalServerError, "internal", "", nil, fmt.Sprintf("internal error: %v", p))
@@ -133,7 +134,7 @@ func (h *Handler) guard(ctx context.Context, e endpoint, c *call) (body []byte, 
 	return e(ctx, c)
 }
 
-func (h *Handler) authenticate(c *call, write bool) *apiError {
+func (h *Handler) authenticate(c *call, write bool) *Error {
 	if h.opts.Tokens == nil {
 		return nil
 	}
@@ -161,7 +162,7 @@ func (h *Handler) authenticate(c *call, write bool) *apiError {
 }
 
 // dbError answers an error of the database that is not the request's fault.
-func (h *Handler) dbError(ctx context.Context, err error) *apiError {
+func (h *Handler) dbError(ctx context.Context, err error) *Error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fail(http.StatusServiceUnavailable, "timeout", "", nil,

@@ -10,17 +10,17 @@ import (
 
 // search answers POST /v1/search: {"query": …, options…} → the JSON of
 // sessions_search, byte for byte (docs/serve.md H4).
-func (h *Handler) search(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) search(ctx context.Context, c *call) ([]byte, int, *Error) {
 	return h.read(ctx, c, "query", `SELECT sessions_search(?1, ?2)`)
 }
 
 // history answers POST /v1/history: {"sessionKey": …, options…} → the JSON
 // of sessions_history.
-func (h *Handler) history(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) history(ctx context.Context, c *call) ([]byte, int, *Error) {
 	return h.read(ctx, c, "sessionKey", `SELECT sessions_history(?1, ?2)`)
 }
 
-func (h *Handler) read(ctx context.Context, c *call, argField, stmt string) ([]byte, int, *apiError) {
+func (h *Handler) read(ctx context.Context, c *call, argField, stmt string) ([]byte, int, *Error) {
 	o, err := readObject(c.r)
 	if err != nil {
 		return nil, 0, err
@@ -61,7 +61,7 @@ var (
 
 // requestError turns an error of sessions_search or sessions_history that
 // is the request's fault into a 400 or 404; it returns nil for others.
-func requestError(msg string, o object, argField string) *apiError {
+func requestError(msg string, o object, argField string) *Error {
 	value := func(field string) any {
 		top, _, _ := strings.Cut(field, ".")
 		if raw, ok := o.get(top); ok {
@@ -100,7 +100,7 @@ type Status struct {
 	PendingSessions int    `json:"pendingSessions"`
 }
 
-func (h *Handler) status(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) status(ctx context.Context, c *call) ([]byte, int, *Error) {
 	var st Status
 	var index string
 	err := h.db.QueryRowContext(ctx, `SELECT sessionsearch_version(),
@@ -122,12 +122,12 @@ func (h *Handler) status(ctx context.Context, c *call) ([]byte, int, *apiError) 
 }
 
 // healthz says the process answers; it touches nothing.
-func (h *Handler) healthz(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) healthz(ctx context.Context, c *call) ([]byte, int, *Error) {
 	return []byte(`{"status":"ok"}`), http.StatusOK, nil
 }
 
 // readyz says the database answers a read with the extension loaded.
-func (h *Handler) readyz(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) readyz(ctx context.Context, c *call) ([]byte, int, *Error) {
 	var v string
 	if err := h.db.QueryRowContext(ctx, `SELECT sessions_index_status()`).Scan(&v); err != nil {
 		return nil, 0, fail(http.StatusServiceUnavailable, "not_ready", "", nil, "the database does not answer: "+err.Error())

@@ -41,7 +41,7 @@ type AppendResult struct {
 // append answers POST /v1/append {"sessions":[…],"events":[…]}: every row
 // in one transaction, all or nothing, idempotent by session key and by
 // (sessionKey, seq) (docs/serve.md H5, H6).
-func (h *Handler) append(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) append(ctx context.Context, c *call) ([]byte, int, *Error) {
 	o, err := readObject(c.r)
 	if err != nil {
 		return nil, 0, err
@@ -66,7 +66,7 @@ func (h *Handler) append(ctx context.Context, c *call) ([]byte, int, *apiError) 
 	return body, http.StatusOK, nil
 }
 
-func (h *Handler) appendRows(ctx context.Context, tx *sql.Tx, sessions []SessionRow, events []EventRow) (AppendResult, *apiError) {
+func (h *Handler) appendRows(ctx context.Context, tx *sql.Tx, sessions []SessionRow, events []EventRow) (AppendResult, *Error) {
 	var res AppendResult
 	for i, s := range sessions {
 		field := fmt.Sprintf("sessions[%d]", i)
@@ -138,7 +138,7 @@ func (h *Handler) appendRows(ctx context.Context, tx *sql.Tx, sessions []Session
 
 // writeError answers a failed insert: the store's refusals (docs/store.md)
 // are the request's fault, anything else the database's.
-func (h *Handler) writeError(ctx context.Context, err error, field string) *apiError {
+func (h *Handler) writeError(ctx context.Context, err error, field string) *Error {
 	msg := err.Error()
 	if strings.HasPrefix(msg, "sessions:") || strings.HasPrefix(msg, "transcript_events:") ||
 		strings.Contains(msg, "constraint failed") {
@@ -162,7 +162,7 @@ func sameJSON(a, b []byte) bool {
 	return okA && okB && reflect.DeepEqual(va, vb)
 }
 
-func parseAppend(o object) ([]SessionRow, []EventRow, *apiError) {
+func parseAppend(o object) ([]SessionRow, []EventRow, *Error) {
 	var sessions []SessionRow
 	var events []EventRow
 	for _, m := range o {
@@ -201,11 +201,11 @@ func parseAppend(o object) ([]SessionRow, []EventRow, *apiError) {
 	return sessions, events, nil
 }
 
-func unknownField(name, known string) *apiError {
+func unknownField(name, known string) *Error {
 	return fail(http.StatusBadRequest, "unknown_field", name, nil, fmt.Sprintf("unknown field %q (known: %s)", name, known))
 }
 
-func array(m member) ([]json.RawMessage, *apiError) {
+func array(m member) ([]json.RawMessage, *Error) {
 	var items []json.RawMessage
 	if m.value[0] != '[' || json.Unmarshal(m.value, &items) != nil {
 		return nil, fail(http.StatusBadRequest, "invalid_field", m.name, m.value, fmt.Sprintf("%q must be an array of objects", m.name))
@@ -214,7 +214,7 @@ func array(m member) ([]json.RawMessage, *apiError) {
 }
 
 // sub parses one element of an array as an object with known members.
-func sub(at string, raw json.RawMessage, known ...string) (object, *apiError) {
+func sub(at string, raw json.RawMessage, known ...string) (object, *Error) {
 	if raw[0] != '{' {
 		return nil, fail(http.StatusBadRequest, "invalid_field", at, raw, at+" must be an object")
 	}
@@ -231,7 +231,7 @@ func sub(at string, raw json.RawMessage, known ...string) (object, *apiError) {
 	return o, nil
 }
 
-func parseSession(at string, raw json.RawMessage) (SessionRow, *apiError) {
+func parseSession(at string, raw json.RawMessage) (SessionRow, *Error) {
 	o, err := sub(at, raw, "sessionKey", "spawnedBy", "parentSessionKey", "createdAt")
 	if err != nil {
 		return SessionRow{}, err
@@ -266,7 +266,7 @@ func parseSession(at string, raw json.RawMessage) (SessionRow, *apiError) {
 	return s, nil
 }
 
-func parseEvent(at string, raw json.RawMessage) (EventRow, *apiError) {
+func parseEvent(at string, raw json.RawMessage) (EventRow, *Error) {
 	o, err := sub(at, raw, "sessionKey", "seq", "event")
 	if err != nil {
 		return EventRow{}, err
@@ -293,7 +293,7 @@ func parseEvent(at string, raw json.RawMessage) (EventRow, *apiError) {
 	return e, nil
 }
 
-func integer(at string, raw json.RawMessage, min int64) (int64, *apiError) {
+func integer(at string, raw json.RawMessage, min int64) (int64, *Error) {
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || n < min {
 		return 0, fail(http.StatusBadRequest, "invalid_field", at, raw, fmt.Sprintf("%s must be an integer of at least %d", at, min))
@@ -309,7 +309,7 @@ type DeleteResult struct {
 
 // deleteSession removes a session with its events and index rows in one
 // statement; a session that is not there is 404 (docs/serve.md H7).
-func (h *Handler) deleteSession(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) deleteSession(ctx context.Context, c *call) ([]byte, int, *Error) {
 	key := c.r.PathValue("key")
 	res, err := h.db.ExecContext(ctx, `DELETE FROM sessions WHERE session_key = ?1`, key)
 	if err != nil {
@@ -331,7 +331,7 @@ type ReconcileResult struct {
 // reconcile answers POST /v1/reconcile {"budgetMs": N}. sessions_reconcile
 // writes, so it runs as an exec that returns no rows, and the counts come
 // from sessions_index_status before and after (docs/serve.md H9).
-func (h *Handler) reconcile(ctx context.Context, c *call) ([]byte, int, *apiError) {
+func (h *Handler) reconcile(ctx context.Context, c *call) ([]byte, int, *Error) {
 	o, err := readObject(c.r)
 	if err != nil {
 		return nil, 0, err

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Client pushes to a service of this package: appends and watermarks,
+// with retries. Appends are idempotent (docs/serve.md H6), so a request
+// whose answer was lost is simply sent again.
+type Client struct {
+	URL   string       // e.g. http://127.0.0.1:8420
+	Token string       // a write token
+	HTTP  *http.Client // nil: http.DefaultClient
+	// Attempts is how many times a request is tried (default 5); the wait
+	// starts at Backoff (default 200ms) and doubles up to 5s.
+	Attempts int
+	Backoff  time.Duration
+}
+
+// AppendRequest is the body of POST /v1/append.
+type AppendRequest struct {
+	Sessions []SessionRow `json:"sessions,omitempty"`
+	Events   []EventRow   `json:"events,omitempty"`
+}
+
+// Append sends one append request: all of it is stored, or none.
+func (c *Client) Append(ctx context.Context, req AppendRequest) (AppendResult, error) {
+	var res AppendResult
+	return res, c.post(ctx, "/v1/append", req, &res)
+}
+
+// Watermarks asks how far the service holds each session.
+func (c *Client) Watermarks(ctx context.Context, keys []string) ([]Watermark, error) {
+	var res WatermarksResult
+	err := c.post(ctx, "/v1/watermarks", map[string][]string{"sessionKeys": keys}, &res)
+	return res.Sessions, err
+}
+
+// post sends body and decodes the answer into out. A refusal is returned as
+// *Error; network errors and 429, 502, 503 and 504 are retried.
+func (c *Client) post(ctx context.Context, path string, body, out any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	attempts, wait := c.Attempts, c.Backoff
+	if attempts <= 0 {
+		attempts = 5
+	}
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	httpc := c.HTTP
+	if httpc == nil {
+		httpc = http.DefaultClient
+	}
+	url := strings.TrimSuffix(c.URL, "/") + path
+	var last error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 5*time.Second)
+		}
+		var retry bool
+		retry, last = c.once(ctx, httpc, url, data, out)
+		if !retry {
+			return last
+		}
+	}
+	return fmt.Errorf("%s: gave up after %d attempts: %w", url, attempts, last)
+}
+
+func (c *Client) once(ctx context.Context, httpc *http.Client, url string, data []byte, out any) (retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(data))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	resp, err := httpc.Do(req)
+	if err != nil {
+		return ctx.Err() == nil, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return true, err
+	}
+	if resp.StatusCode == http.StatusOK {
+		return false, json.Unmarshal(answer, out)
+	}
+	var e struct {
+		Error *Error `json:"error"`
+	}
+	if json.Unmarshal(answer, &e) != nil || e.Error == nil {
+		e.Error = &Error{Code: "bad_answer", Message: strings.TrimSpace(string(answer))}
+	}
+	e.Error.Status = resp.StatusCode
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true, e.Error
+	}
+	return false, e.Error
+}
+
+// ErrorCode returns the code of a refusal from the service, or "".
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
