@@ -44,13 +44,17 @@ func (c *Client) Watermarks(ctx context.Context, keys []string) ([]Watermark, er
 	return res.Sessions, err
 }
 
-// post sends body and decodes the answer into out. A refusal is returned as
+// post sends body as JSON and decodes the answer into out. A refusal is returned as
 // *Error; network errors and 429, 502, 503 and 504 are retried.
 func (c *Client) post(ctx context.Context, path string, body, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
+	return c.do(ctx, http.MethodPost, path, data, out)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, data []byte, out any) error {
 	attempts, wait := c.Attempts, c.Backoff
 	if attempts <= 0 {
 		attempts = 5
@@ -74,7 +78,7 @@ func (c *Client) post(ctx context.Context, path string, body, out any) error {
 			wait = min(2*wait, 5*time.Second)
 		}
 		var retry bool
-		retry, last = c.once(ctx, httpc, url, data, out)
+		retry, last = c.once(ctx, httpc, method, url, data, out)
 		if !retry {
 			return last
 		}
@@ -82,8 +86,8 @@ func (c *Client) post(ctx context.Context, path string, body, out any) error {
 	return fmt.Errorf("%s: gave up after %d attempts: %w", url, attempts, last)
 }
 
-func (c *Client) once(ctx context.Context, httpc *http.Client, url string, data []byte, out any) (retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(data))
+func (c *Client) once(ctx context.Context, httpc *http.Client, method, url string, data []byte, out any) (retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
 	if err != nil {
 		return false, err
 	}
