@@ -30,11 +30,17 @@ const (
 // one (docs/sync.md Y4): a read-only URI (mode=ro, so SQLite opens the
 // file O_RDONLY and refuses every write), query_only on, a short busy
 // timeout, one connection. It never checkpoints, changes the journal mode
-// or writes the schema.
+// or writes the schema. A WAL database without its -wal and -shm files (the
+// gateway is stopped and checkpointed everything) is opened immutable, so
+// that SQLite does not create them; Sync checks afterwards that the file
+// did not change meanwhile.
 func OpenReadOnly(driverName string) func(path string) (*sql.DB, error) {
 	return func(path string) (*sql.DB, error) {
 		q := url.Values{}
 		q.Set("mode", "ro")
+		if walWithoutFiles(path) {
+			q.Set("immutable", "1")
+		}
 		q.Set("_query_only", "1")
 		q.Set("_busy_timeout", "2000")
 		db, err := sql.Open(driverName, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
@@ -44,6 +50,26 @@ func OpenReadOnly(driverName string) func(path string) (*sql.DB, error) {
 		db.SetMaxOpenConns(1)
 		return db, nil
 	}
+}
+
+// walWithoutFiles reports whether path is a WAL-mode database (file format
+// bytes 18 and 19 are 2) with neither a -wal nor a -shm file.
+func walWithoutFiles(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || h[18] != 2 || h[19] != 2 {
+		return false
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Lstat(path + suffix); err == nil || !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
+	}
+	return true
 }
 
 // openDB is one read snapshot of an agent database, open for one step.

@@ -757,6 +757,14 @@ func (s *Syncer) loadStamps(ctx context.Context) (map[string]stamp, error) {
 }
 
 func (s *Syncer) saveStamp(ctx context.Context, ss *sourceState) error {
+	if ss.db != nil {
+		// A database must still be as it was when it was read: an
+		// immutable read of a database that a gateway started writing may
+		// have missed pages (docs/sync.md Y4); look at it again next time.
+		if now, _ := dbStamp(ss.path); now != ss.stamp {
+			return nil
+		}
+	}
 	_, err := s.conn.ExecContext(ctx, `INSERT OR REPLACE INTO sessionsearch_sync_sources(path, stamp, checked_at) VALUES (?, ?, ?)`,
 		ss.path, ss.stamp, ss.at.UnixNano())
 	return err
