@@ -34,11 +34,14 @@ const (
 // gateway is stopped and checkpointed everything) is opened immutable, so
 // that SQLite does not create them; Sync checks afterwards that the file
 // did not change meanwhile.
-func OpenReadOnly(driverName string) func(path string) (*sql.DB, error) {
-	return func(path string) (*sql.DB, error) {
+//
+// With probe set it opens the file immutable whatever its state, only to
+// tell a locked database from an unreadable one.
+func OpenReadOnly(driverName string) func(path string, probe bool) (*sql.DB, error) {
+	return func(path string, probe bool) (*sql.DB, error) {
 		q := url.Values{}
 		q.Set("mode", "ro")
-		if walWithoutFiles(path) {
+		if probe || walWithoutFiles(path) {
 			q.Set("immutable", "1")
 		}
 		q.Set("_query_only", "1")
@@ -125,6 +128,26 @@ func (s *Syncer) listDB(ctx context.Context, path string, old stamp, rows map[st
 	return ss
 }
 
+// describe names why a database could not be read. The process's
+// auto-extensions (sessionsearch's own) run when a connection opens and
+// fail first, with a message of their own, on a database SQLite cannot read
+// at that moment: a probe that takes no locks tells a locked database from
+// an unreadable one.
+func (s *Syncer) describe(path string, err error) error {
+	if !strings.Contains(err.Error(), "automatic extension loading failed") {
+		return describeOpenError(err)
+	}
+	db, perr := s.OpenSource(path, true)
+	if perr == nil {
+		defer db.Close()
+		var n int
+		if perr = db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); perr == nil {
+			return errors.New("locked by another program; skipped, the next sync tries again")
+		}
+	}
+	return fmt.Errorf("not a readable SQLite database (%v); skipped", perr)
+}
+
 // describeOpenError turns SQLite's errors into what the user can act on.
 func describeOpenError(err error) error {
 	var se sqlite3.Error
@@ -143,7 +166,7 @@ func (s *Syncer) readDB(ctx context.Context, path string) (o *openDB, units []*u
 	if s.OpenSource == nil {
 		return nil, nil, errors.New("reading agent databases is not available here")
 	}
-	db, err := s.OpenSource(path)
+	db, err := s.OpenSource(path, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,7 +175,7 @@ func (s *Syncer) readDB(ctx context.Context, path string) (o *openDB, units []*u
 		if err != nil {
 			o.close()
 			o, units = nil, nil
-			err = describeOpenError(err)
+			err = s.describe(path, err)
 		}
 	}()
 	if o.conn, err = db.Conn(ctx); err != nil {

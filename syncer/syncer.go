@@ -21,7 +21,7 @@ type Syncer struct {
 	DB *sql.DB
 	// OpenSource opens an OpenClaw agent database read-only (docs/sync.md
 	// Y4); see OpenReadOnly.
-	OpenSource func(path string) (*sql.DB, error)
+	OpenSource func(path string, probe bool) (*sql.DB, error)
 	// Report receives every problem: a source or an event that was skipped.
 	Report func(importer.Problem)
 	// IncludeDeleted makes deletion archives searchable (docs/sync.md Y6).
