@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -158,6 +159,7 @@ type sourceState struct {
 	units   []*unit
 	ids     []string // session ids an agent database holds
 	db      *openDB  // read snapshot of an agent database, closed after the step
+	failed  bool     // a unit failed: look at the source again next time
 	pending int      // groups of this source not applied
 }
 
@@ -286,8 +288,10 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			states[c.source()].pending++
 		}
 	}
+	// Batches: small groups share a transaction (a commit costs an fsync),
+	// up to batchEvents events; a batch is the step that a kill can lose.
 	deferred := false
-	for _, g := range groups {
+	for len(groups) > 0 {
 		if ctx.Err() != nil {
 			return st, ctx.Err()
 		}
@@ -295,15 +299,26 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			st.More = true
 			break
 		}
-		d, err := s.applyGroup(context.WithoutCancel(ctx), g, &st)
+		var events int64
+		n := 0
+		for n < len(groups) && (n == 0 || events+groupEvents(groups[n]) <= batchEvents) {
+			events += groupEvents(groups[n])
+			n++
+		}
+		batch := groups[:n]
+		groups = groups[n:]
+		d, failed, err := s.applyBatch(context.WithoutCancel(ctx), batch, &st)
 		if err != nil {
 			return st, err
 		}
+		for _, source := range failed {
+			states[source].failed = true
+		}
 		deferred = deferred || d
-		for _, c := range g {
+		for _, c := range flatten(batch) {
 			ss := states[c.source()]
 			ss.pending--
-			if ss.pending == 0 && ss.stamp != "" {
+			if ss.pending == 0 && ss.stamp != "" && !ss.failed {
 				if err := s.saveStamp(ctx, ss); err != nil {
 					return st, err
 				}
@@ -324,10 +339,12 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			if err := s.conn.QueryRowContext(ctx, `SELECT sessions_reconcile(?)`, budget.Milliseconds()).Scan(&js); err != nil {
 				return st, fmt.Errorf("indexing: %w", err)
 			}
-			var pending, indexed int
-			fmt.Sscanf(strings.ReplaceAll(js, `"indexed":`, ` `), `{"pending":%d, %d}`, &pending, &indexed)
-			st.Pending = pending
-			if pending == 0 || ctx.Err() != nil || (s.Budget > 0 && s.now().Sub(start) > s.Budget) {
+			var rs importer.ReconcileStatus
+			if err := json.Unmarshal([]byte(js), &rs); err != nil {
+				return st, fmt.Errorf("sessions_reconcile returned %q: %w", js, err)
+			}
+			st.Pending = rs.Pending
+			if rs.Pending == 0 || ctx.Err() != nil || (s.Budget > 0 && s.now().Sub(start) > s.Budget) {
 				break
 			}
 		}
@@ -458,17 +475,44 @@ const (
 	deleteUnitSQL = `DELETE FROM sessionsearch_sync_units WHERE source = ? AND unit = ?`
 )
 
+// batchEvents bounds the events one transaction copies, unless a single
+// group is larger (a transcript is copied whole or not at all).
+const batchEvents = 8192
+
+// groupEvents estimates the events a group copies.
+func groupEvents(g []change) int64 {
+	var n int64 = 1
+	for _, c := range g {
+		if c.u != nil && c.full() {
+			n += c.u.events
+		} else if c.u != nil {
+			n += max(c.u.end-c.old.position, 1)
+		}
+	}
+	return n
+}
+
 // deferAbove is the size of a group of new transcripts from which indexing
 // is deferred to sessions_reconcile, which builds a large index faster than
 // the per-event triggers.
 const deferAbove = 4000
 
-// applyGroup applies one group of changes in one transaction. It reports
-// whether indexing was deferred.
-func (s *Syncer) applyGroup(ctx context.Context, g []change, st *Stats) (bool, error) {
+func flatten(groups [][]change) []change {
+	var out []change
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// applyBatch applies groups of changes in one transaction. A unit that
+// fails to be read is reported and its whole group left out (its source is
+// returned in failed, to be looked at again next time), so that no group is
+// applied in part. It reports whether indexing was deferred.
+func (s *Syncer) applyBatch(ctx context.Context, groups [][]change, st *Stats) (bool, []string, error) {
 	var total int64
 	allFull := true
-	for _, c := range g {
+	for _, c := range flatten(groups) {
 		if c.u != nil && c.full() {
 			total += c.u.events
 		} else if c.u != nil {
@@ -478,46 +522,52 @@ func (s *Syncer) applyGroup(ctx context.Context, g []change, st *Stats) (bool, e
 	deferIndexing := allFull && total > deferAbove
 	if deferIndexing {
 		if _, err := s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(1)`); err != nil {
-			return false, err
+			return false, nil, err
 		}
 		defer s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(0)`)
 	}
-	for attempt := 0; ; attempt++ {
+	var failed []string
+	for {
 		stats := *st
-		err := s.applyOnce(ctx, g, &stats)
+		err := s.applyOnce(ctx, flatten(groups), &stats)
 		if err == nil {
 			*st = stats
-			return deferIndexing, nil
+			return deferIndexing, failed, nil
 		}
 		var skip *skipError
-		if errors.As(err, &skip) && attempt < len(g) {
-			// A source failed while being read: report it, leave its
-			// watermarks as they were, and apply the rest of the group.
-			s.report(skip.p)
-			g = without(g, skip.source)
-			if len(g) == 0 {
-				return false, nil
-			}
-			continue
+		if !errors.As(err, &skip) {
+			return false, failed, err
 		}
-		return false, err
+		s.report(skip.p)
+		failed = append(failed, skip.source)
+		groups = withoutUnit(groups, skip.source, skip.unit)
+		if len(groups) == 0 {
+			return false, failed, nil
+		}
 	}
 }
 
-func without(g []change, source string) []change {
-	var out []change
-	for _, c := range g {
-		if c.source() != source {
-			out = append(out, c)
+// withoutUnit drops the group holding unit id of source.
+func withoutUnit(groups [][]change, source, id string) [][]change {
+	var out [][]change
+	for _, g := range groups {
+		keep := true
+		for _, c := range g {
+			if c.u != nil && c.u.source == source && c.u.id == id {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, g)
 		}
 	}
 	return out
 }
 
-// skipError is a source that failed while its events were read.
+// skipError is a unit that failed while its events were read.
 type skipError struct {
-	source string
-	p      importer.Problem
+	source, unit string
+	p            importer.Problem
 }
 
 func (e *skipError) Error() string { return e.p.Error() }
@@ -580,7 +630,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if u.tail != nil && position >= 0 {
 			h, ok, err := u.tail(ctx, position)
 			if err != nil {
-				return &skipError{source: u.source, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
+				return &skipError{source: u.source, unit: u.id, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
 			}
 			if !ok || !tail.Valid || h != tail.Int64 {
 				// The transcript was rewritten under the same generation:
@@ -665,7 +715,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &skipError{source: u.source, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
+		return &skipError{source: u.source, unit: u.id, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
 	}
 	if u.kind == kindCold {
 		position = u.end // a cold archive's lines are its events up to last_seq
