@@ -283,6 +283,12 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	// one transaction, so that the active path of a session key moves from
 	// one generation to the next at once (docs/sync.md Y3).
 	groups := groupChanges(changes)
+	var fullEvents int64
+	for _, c := range changes {
+		if c.full() {
+			fullEvents += c.u.events
+		}
+	}
 	for _, g := range groups {
 		for _, c := range g {
 			states[c.source()].pending++
@@ -307,7 +313,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		}
 		batch := groups[:n]
 		groups = groups[n:]
-		d, failed, err := s.applyBatch(context.WithoutCancel(ctx), batch, &st)
+		d, failed, err := s.applyBatch(context.WithoutCancel(ctx), batch, fullEvents > deferAbove, &st)
 		if err != nil {
 			return st, err
 		}
@@ -492,9 +498,9 @@ func groupEvents(g []change) int64 {
 	return n
 }
 
-// deferAbove is the size of a group of new transcripts from which indexing
-// is deferred to sessions_reconcile, which builds a large index faster than
-// the per-event triggers.
+// deferAbove is the number of events of new transcripts in one step from
+// which their indexing is deferred to sessions_reconcile, which builds a
+// large index faster than the per-event triggers (docs/sync.md Y3).
 const deferAbove = 4000
 
 func flatten(groups [][]change) []change {
@@ -509,17 +515,16 @@ func flatten(groups [][]change) []change {
 // fails to be read is reported and its whole group left out (its source is
 // returned in failed, to be looked at again next time), so that no group is
 // applied in part. It reports whether indexing was deferred.
-func (s *Syncer) applyBatch(ctx context.Context, groups [][]change, st *Stats) (bool, []string, error) {
-	var total int64
+func (s *Syncer) applyBatch(ctx context.Context, groups [][]change, bulk bool, st *Stats) (bool, []string, error) {
 	allFull := true
 	for _, c := range flatten(groups) {
-		if c.u != nil && c.full() {
-			total += c.u.events
-		} else if c.u != nil {
+		if c.u != nil && !c.full() {
 			allFull = false
 		}
 	}
-	deferIndexing := allFull && total > deferAbove
+	// A step that copies many new transcripts (a cold start) indexes them
+	// at its end, as import does; appends are indexed as they are stored.
+	deferIndexing := allFull && bulk
 	if deferIndexing {
 		if _, err := s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(1)`); err != nil {
 			return false, nil, err
