@@ -71,7 +71,12 @@ func TestJSONLFiles(t *testing.T) {
 	want["agent:main:deleted:2026-10-02T08-00-00.000Z:s2"] = []string{"d1"}
 	check(t, "archive files with IncludeDeleted", db.DB, want)
 
-	// A removed file leaves search.
+	// Without IncludeDeleted again, the deleted archive leaves search; so
+	// does a removed file.
+	s.IncludeDeleted = false
+	sync(t, s, dir)
+	delete(want, "agent:main:deleted:2026-10-02T08-00-00.000Z:s2")
+	check(t, "archive files without IncludeDeleted again", db.DB, want)
 	must(t, os.Remove(filepath.Join(sessions, "s0.jsonl.reset.2026-10-01T08-00-00.000Z")))
 	sync(t, s, dir)
 	delete(want, "agent:main:reset:2026-10-01T08-00-00.000Z:s0")

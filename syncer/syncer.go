@@ -229,13 +229,13 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		states[abs] = s.listFile(src, abs, stamps[abs], rows[abs])
 		order = append(order, abs)
 	}
-	// Sources synced before that are gone from under a root.
-	for path := range rows {
+	// Sources synced before that the plan no longer has under a root: gone,
+	// or now left out (a deletion archive without IncludeDeleted, a file
+	// whose session moved into a database).
+	for _, path := range sortedKeys(rows) {
 		if states[path] == nil && underAny(path, roots) {
-			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-				states[path] = &sourceState{path: path, ok: true}
-				order = append(order, path)
-			}
+			states[path] = &sourceState{path: path, ok: true}
+			order = append(order, path)
 		}
 	}
 	st.Sources = len(order)

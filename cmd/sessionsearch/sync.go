@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		dir, err := stateDir(e)
 		if err != nil {
 			return err
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return fmt.Errorf("no OpenClaw state directory at %s: give its PATH, or set OPENCLAW_STATE_DIR", dir)
 		}
 		paths = []string{dir}
 	}
