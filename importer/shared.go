@@ -22,6 +22,9 @@ var ErrLineTooLong = errLineTooLong
 // (see the package comment, "Versions").
 type Decoder struct{ d entryDecoder }
 
+// NewDecoder returns a decoder for a transcript read from its start.
+func NewDecoder() *Decoder { return &Decoder{} }
+
 // ResumeDecoder returns a decoder for entries appended to a transcript
 // whose header (if any) was read before and is of the current version, so
 // its entries are stored as written.
