@@ -204,7 +204,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		}
 		return ss.ids, nil
 	}
-	plan, problems := importer.NewPlan(roots, importer.PlanOptions{IncludeDeleted: s.IncludeDeleted, SessionIDs: dbIDs})
+	plan, problems := importer.NewPlan(expand(roots), importer.PlanOptions{IncludeDeleted: s.IncludeDeleted, SessionIDs: dbIDs})
 	for _, p := range problems {
 		s.report(p)
 	}
@@ -338,6 +338,18 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			}
 		}
 	}
+	if !deferred {
+		// Sessions left pending by an earlier sync that was stopped before
+		// it had indexed them.
+		var js string
+		if err := s.conn.QueryRowContext(ctx, `SELECT sessions_index_status()`).Scan(&js); err != nil {
+			return st, err
+		}
+		var is struct {
+			PendingSessions int `json:"pendingSessions"`
+		}
+		deferred = json.Unmarshal([]byte(js), &is) == nil && is.PendingSessions > 0
+	}
 	if deferred {
 		budget := 500 * time.Millisecond
 		var js string
@@ -366,6 +378,37 @@ func (c change) source() string {
 		return c.u.source
 	}
 	return c.old.source
+}
+
+// expand replaces a state directory (one with agents/) by its agents'
+// directories, so that the walk stays out of the rest of it (workspaces,
+// logs, media can be large; docs/sync.md Y1).
+func expand(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		entries, err := os.ReadDir(filepath.Join(r, "agents"))
+		if err != nil {
+			out = append(out, r)
+			continue
+		}
+		n := len(out)
+		for _, e := range entries {
+			a := filepath.Join(r, "agents", e.Name())
+			if !e.IsDir() {
+				continue
+			}
+			for _, sub := range []string{"agent", "sessions"} {
+				if info, err := os.Stat(filepath.Join(a, sub)); err == nil && info.IsDir() {
+					out = append(out, a)
+					break
+				}
+			}
+		}
+		if len(out) == n {
+			out = append(out, r) // nothing there: let the plan say so
+		}
+	}
+	return out
 }
 
 func underAny(path string, roots []string) bool {
