@@ -493,14 +493,15 @@ func (o *openDB) eventReader(id string) func(context.Context, int64, emitFunc) e
 				return err
 			}
 			rec := fmt.Sprintf("session %s, seq %d", id, seq)
+			stored := storedHash(text, frame)
 			event, err := o.codec.Event(text, frame, size)
 			if err != nil {
-				if err := emit(seq, nil, rec, err); err != nil {
+				if err := emit(seq, nil, rec, err, stored); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := emit(seq, bytes.TrimSpace(event), rec, nil); err != nil {
+			if err := emit(seq, bytes.TrimSpace(event), rec, nil, stored); err != nil {
 				return err
 			}
 		}
@@ -519,12 +520,17 @@ func (o *openDB) tailHash(id string) func(context.Context, int64) (int64, bool, 
 		if err != nil {
 			return 0, false, err
 		}
-		event, err := o.codec.Event(text, frame, size)
-		if err != nil {
-			return 0, false, nil
-		}
-		return hashOf(bytes.TrimSpace(event)), true, nil
+		return storedHash(text, frame), true, nil
 	}
+}
+
+// storedHash identifies an event as the database stores it, without
+// decoding it.
+func storedHash(text, frame []byte) int64 {
+	if text != nil {
+		return hashOf(text)
+	}
+	return ^hashOf(frame)
 }
 
 // coldPath is where a cold archive file lives: a database in a directory
@@ -602,7 +608,7 @@ func emitLines(r io.Reader, what string, emit emitFunc) error {
 		}
 		rec := fmt.Sprintf("%s, line %d", what, lr.Line())
 		if errors.Is(err, importer.ErrLineTooLong) {
-			if err := emit(n, nil, rec, importer.ErrLineTooLong); err != nil {
+			if err := emit(n, nil, rec, importer.ErrLineTooLong, 0); err != nil {
 				return err
 			}
 			n++
@@ -614,7 +620,7 @@ func emitLines(r io.Reader, what string, emit emitFunc) error {
 		if len(line) == 0 {
 			continue
 		}
-		if err := emit(n, line, rec, nil); err != nil {
+		if err := emit(n, line, rec, nil, 0); err != nil {
 			return err
 		}
 		n++

@@ -155,4 +155,19 @@ func TestBadSources(t *testing.T) {
 	if st.Skipped < 6 {
 		t.Errorf("Stats.Skipped = %d, want at least 6 bad databases", st.Skipped)
 	}
+
+	// A bad event at the end of a window does not make the next append
+	// copy the window again.
+	must(t, good.Append("g1", M("bad4", "ok2", "assistant", "spoiled")))
+	_, err = good.DB.Exec(`UPDATE transcript_events SET event_json = NULL, event_zstd = ?, event_utf8_bytes = 2735, navigation_json = '{"version":1}'
+		WHERE session_id = 'g1' AND seq = 6`, frame)
+	must(t, err)
+	sync(t, s, dir)
+	must(t, good.Append("g1", M("ok3", "ok2", "user", "after the bad one")))
+	if st := sync(t, s, dir); st.Events != 1 {
+		t.Errorf("an append after a bad last event stored %d events, want 1", st.Events)
+	}
+	if got := searchable(t, db.DB)[good.Key("main")]; strings.Join(got, ",") != "ok1,ok2,ok3" {
+		t.Errorf("good agent after the append: %v, want ok1 ok2 ok3", got)
+	}
 }

@@ -81,7 +81,7 @@ func (s *Syncer) listFile(src importer.Source, path string, old stamp, rows map[
 				rec = fmt.Sprintf("line %d", lr.Line())
 			}
 			if err == importer.ErrLineTooLong {
-				if err := emit(offset, nil, rec, err); err != nil {
+				if err := emit(offset, nil, rec, err, 0); err != nil {
 					return err
 				}
 				continue
@@ -89,7 +89,7 @@ func (s *Syncer) listFile(src importer.Source, path string, old stamp, rows map[
 			if len(line) == 0 {
 				continue
 			}
-			if err := emit(offset, line, rec, nil); err != nil {
+			if err := emit(offset, line, rec, nil, 0); err != nil {
 				return err
 			}
 		}

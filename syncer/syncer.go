@@ -114,17 +114,18 @@ type unit struct {
 	// read calls emit for each event after position `after` (-1: from the
 	// start), in order; pos is the event's position.
 	read func(ctx context.Context, after int64, emit emitFunc) error
-	// tail returns the hash of the event at pos, ok false when there is
-	// none; nil when positions cannot be checked (files are checked by
-	// their identity and size).
+	// tail returns the hash of the stored form of the event at pos, ok
+	// false when there is none; nil when positions cannot be checked (files
+	// are checked by their identity and size).
 	tail func(ctx context.Context, pos int64) (hash int64, ok bool, err error)
 	// events estimates how many events a full copy reads.
 	events int64
 }
 
 // emitFunc receives one event of a unit: its position, its JSON (nil when
-// bad says why it cannot be read) and where it is, for problems.
-type emitFunc func(pos int64, raw []byte, rec string, bad error) error
+// bad says why it cannot be read), where it is, for problems, and the hash
+// of its stored form (databases; see unit.tail).
+type emitFunc func(pos int64, raw []byte, rec string, bad error, stored int64) error
 
 // row is a unit as the watermark table holds it.
 type row struct {
@@ -729,9 +730,10 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 	if full {
 		readFrom = -1
 	}
-	err = u.read(ctx, readFrom, func(pos int64, raw []byte, rec string, bad error) error {
+	err = u.read(ctx, readFrom, func(pos int64, raw []byte, rec string, bad error, stored int64) error {
 		st.Bytes += int64(len(raw))
 		position = pos
+		tail = sql.NullInt64{Int64: stored, Valid: true}
 		if bad == nil && len(raw) > importer.MaxLineBytes {
 			bad = importer.ErrLineTooLong
 		}
@@ -752,7 +754,6 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		}
 		nextSeq++
 		st.Events++
-		tail = sql.NullInt64{Int64: hashOf(raw), Valid: true}
 		return nil
 	})
 	var se storeError
