@@ -302,13 +302,18 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		if ctx.Err() != nil {
 			return st, ctx.Err()
 		}
-		if s.Budget > 0 && s.now().Sub(start) > s.Budget {
+		// At least one batch per sync, so that every sync makes progress.
+		if s.Budget > 0 && st.Sessions+st.Removed > 0 && s.now().Sub(start) > s.Budget {
 			st.More = true
 			break
 		}
 		var events int64
 		n := 0
-		for n < len(groups) && (n == 0 || events+groupEvents(groups[n]) <= batchEvents) {
+		limit := int64(batchEvents)
+		if s.Budget > 0 {
+			limit = batchEvents / 8 // smaller steps, to keep within the budget
+		}
+		for n < len(groups) && (n == 0 || events+groupEvents(groups[n]) <= limit) {
 			events += groupEvents(groups[n])
 			n++
 		}
@@ -352,9 +357,12 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		deferred = json.Unmarshal([]byte(js), &is) == nil && is.PendingSessions > 0
 	}
 	if deferred {
-		budget := 500 * time.Millisecond
 		var js string
 		for {
+			budget := 500 * time.Millisecond
+			if s.Budget > 0 {
+				budget = min(budget, max(s.Budget-s.now().Sub(start), 10*time.Millisecond))
+			}
 			if err := s.conn.QueryRowContext(ctx, `SELECT sessions_reconcile(?)`, budget.Milliseconds()).Scan(&js); err != nil {
 				return st, fmt.Errorf("indexing: %w", err)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -123,4 +124,72 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "stopped")
 	}
 	return nil
+}
+
+// defaultSyncBudget is how long search and mcp sync their source before
+// answering (docs/sync.md Y12).
+const defaultSyncBudget = 250 * time.Millisecond
+
+// sourceFlags are the sync-on-search flags of search and mcp.
+type sourceFlags struct {
+	e      *env
+	source *string
+	budget *time.Duration
+	s      *syncer.Syncer
+}
+
+func (fs *flagSet) sourceFlags() *sourceFlags {
+	return &sourceFlags{
+		e:      fs.e,
+		source: fs.String("source", "", "sync this OpenClaw state directory (or database, or file) first, within --sync-budget (default $SESSIONSEARCH_SOURCE)"),
+		budget: fs.Duration("sync-budget", defaultSyncBudget, "with --source, how long to sync before answering; the next call continues"),
+	}
+}
+
+// syncFirst syncs the source, if there is one, within the budget. It
+// reports whether the sync could not finish, so that the answer says
+// indexing; a human line on stderr says so too. Problems with sources go to
+// stderr and do not fail the search.
+func (sf *sourceFlags) syncFirst(ctx context.Context, db *sql.DB) (bool, error) {
+	if sf == nil {
+		return false, nil
+	}
+	source := *sf.source
+	if source == "" {
+		source = sf.e.getenv("SESSIONSEARCH_SOURCE")
+	}
+	if source == "" {
+		return false, nil
+	}
+	if *sf.budget <= 0 {
+		return false, usagef("--sync-budget must be positive, got %s", *sf.budget)
+	}
+	if sf.s == nil {
+		sf.s = &syncer.Syncer{DB: db, OpenSource: syncer.OpenReadOnly(driver.DriverName),
+			Report: func(p importer.Problem) { fmt.Fprintln(sf.e.stderr, "sync:", p) }}
+	}
+	sf.s.Budget = *sf.budget
+	st, err := sf.s.Sync(ctx, []string{source})
+	if err != nil {
+		return false, fmt.Errorf("sync %s: %w", source, err)
+	}
+	if st.More {
+		fmt.Fprintf(sf.e.stderr, "sessionsearch: still syncing %s; results may be incomplete (the next search continues)\n", source)
+	}
+	return st.More, nil
+}
+
+// open opens the database of search or mcp: for reading only, unless
+// they sync a source into it.
+func (sf *sourceFlags) open(ctx context.Context, e *env, flagValue string) (*driver.DB, error) {
+	if *sf.source != "" || sf.e.getenv("SESSIONSEARCH_SOURCE") != "" {
+		return openStore(ctx, e, flagValue)
+	}
+	return openReader(e, flagValue)
+}
+
+func (sf *sourceFlags) close() {
+	if sf != nil && sf.s != nil {
+		sf.s.Close()
+	}
 }

@@ -281,3 +281,42 @@ func TestSyncDefaultPath(t *testing.T) {
 		t.Errorf("sync with OPENCLAW_STATE_DIR=%s (empty) printed %q; want it to name that directory", other, out)
 	}
 }
+
+// TestSearchSyncsFirst: search --source syncs before it answers, within
+// --sync-budget; an unfinished sync sets indexing and says so on stderr,
+// and the next search continues (docs/sync.md Y12).
+func TestSearchSyncsFirst(t *testing.T) {
+	state := syncState(t, 30, 40)
+	dbPath := filepath.Join(t.TempDir(), "s.db")
+	env := []string{"SESSIONSEARCH_DB=" + dbPath}
+	calls, sawIndexing := 0, false
+	for {
+		calls++
+		if calls > 100 {
+			t.Fatalf("search --source did not finish syncing in 100 calls")
+		}
+		r := runBinary(t, env, "search", "--json", "--visibility", "all", "--source", state, "--sync-budget", "1ms", "after the reset")
+		if r.code != 0 {
+			t.Fatalf("search: %d\n%s", r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, `"indexing":true`) {
+			sawIndexing = true
+			if !strings.Contains(r.stderr, "still syncing "+state) {
+				t.Errorf("an unfinished sync printed %q on stderr, want a line saying it is still syncing", r.stderr)
+			}
+			continue
+		}
+		if !strings.Contains(r.stdout, "after the reset") {
+			t.Fatalf("the synced search found nothing: %s", r.stdout)
+		}
+		break
+	}
+	if !sawIndexing || calls < 2 {
+		t.Errorf("a 1ms budget finished the sync in %d calls (indexing seen: %v); want several", calls, sawIndexing)
+	}
+	// Now in sync: a search with the default budget says nothing more.
+	r := runBinary(t, env, "search", "--source", state, "after the reset")
+	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "indexing") {
+		t.Errorf("search after the sync: code %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
+	}
+}
