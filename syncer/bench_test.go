@@ -135,50 +135,69 @@ func percentile(d []time.Duration, p float64) float64 {
 	return float64(s[i]) / 1e6
 }
 
-// BenchmarkSyncCatchUp syncs the large state directory into a new database
-// (cold start); MB/s is of event JSON. Compare BenchmarkImportCatchUp.
-func BenchmarkSyncCatchUp(b *testing.B) {
+// BenchmarkCatchUp compares a cold-start sync of the large state directory
+// with an import of it (deferred indexing, then sessions_reconcile, as
+// 'sessionsearch import' does), each into a new database. The two alternate
+// within each iteration, so a load on the machine weighs on both; it
+// reports MB/s of event JSON for each and the median ratio sync/import.
+func BenchmarkCatchUp(b *testing.B) {
 	dir, n := largeState(b)
-	b.SetBytes(n)
-	b.ResetTimer()
+	var syncs, imports, ratios []float64
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db := store(b)
-		s := newSyncer(b, db.DB, nil)
-		b.StartTimer()
-		if st := sync(b, s, dir); st.Pending != 0 || st.More {
-			b.Fatalf("catch-up left %d sessions pending", st.Pending)
+		var ts, ti time.Duration
+		for k := 0; k < 2; k++ {
+			if (i+k)%2 == 0 {
+				ts = catchUpSync(b, dir)
+			} else {
+				ti = catchUpImport(b, dir)
+			}
 		}
+		syncs = append(syncs, float64(n)/1e6/ts.Seconds())
+		imports = append(imports, float64(n)/1e6/ti.Seconds())
+		ratios = append(ratios, ti.Seconds()/ts.Seconds())
+		b.Logf("pair %d: sync %.2f MB/s, import %.2f MB/s, ratio %.2f", i, syncs[i], imports[i], ratios[i])
 	}
+	b.ReportMetric(median(syncs), "sync-MB/s")
+	b.ReportMetric(median(imports), "import-MB/s")
+	b.ReportMetric(median(ratios), "sync/import")
 }
 
-// BenchmarkImportCatchUp imports the same directory the way 'sessionsearch
-// import' does (deferred indexing, then sessions_reconcile).
-func BenchmarkImportCatchUp(b *testing.B) {
-	dir, n := largeState(b)
-	b.SetBytes(n)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db := store(b)
-		b.StartTimer()
-		ctx := context.Background()
-		sink, err := importer.NewSQLSink(ctx, db.DB, true)
-		must(b, err)
-		open := syncer.OpenReadOnly("sqlite3")
-		im := &importer.Importer{Sink: sink, OpenDB: func(p string) (*sql.DB, error) { return open(p, false) },
-			Report: func(p importer.Problem) { b.Error(p) }}
-		plan, problems := importer.NewPlan([]string{dir}, importer.PlanOptions{})
-		if len(problems) > 0 {
-			b.Fatal(problems)
-		}
-		for _, src := range plan.Sources {
-			must(b, im.Import(ctx, src))
-		}
-		must(b, sink.Close())
-		_, err = importer.Reconcile(ctx, db.DB, 500*time.Millisecond, nil)
-		must(b, err)
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func catchUpSync(b *testing.B, dir string) time.Duration {
+	db := store(b)
+	s := newSyncer(b, db.DB, nil)
+	start := time.Now()
+	if st := sync(b, s, dir); st.Pending != 0 || st.More {
+		b.Fatalf("catch-up left %d sessions pending", st.Pending)
 	}
+	return time.Since(start)
+}
+
+func catchUpImport(b *testing.B, dir string) time.Duration {
+	db := store(b)
+	ctx := context.Background()
+	start := time.Now()
+	sink, err := importer.NewSQLSink(ctx, db.DB, true)
+	must(b, err)
+	open := syncer.OpenReadOnly("sqlite3")
+	im := &importer.Importer{Sink: sink, OpenDB: func(p string) (*sql.DB, error) { return open(p, false) },
+		Report: func(p importer.Problem) { b.Error(p) }}
+	plan, problems := importer.NewPlan([]string{dir}, importer.PlanOptions{})
+	if len(problems) > 0 {
+		b.Fatal(problems)
+	}
+	for _, src := range plan.Sources {
+		must(b, im.Import(ctx, src))
+	}
+	must(b, sink.Close())
+	_, err = importer.Reconcile(ctx, db.DB, 500*time.Millisecond, nil)
+	must(b, err)
+	return time.Since(start)
 }
 
 // BenchmarkSyncNoChange is a sync of the large state directory when
