@@ -106,13 +106,19 @@ func dbStamp(path string) (string, sql.NullTime) {
 
 // listDB lists the units of an agent database, or learns that nothing
 // changed since the stored stamp.
-func (s *Syncer) listDB(ctx context.Context, path string, old stamp, rows map[string]*row) *sourceState {
+func (s *Syncer) listDB(ctx context.Context, path string, old stamp, rowsOf func(string) map[string]*row) *sourceState {
 	ss := &sourceState{path: path, at: s.now()}
 	st, newest := dbStamp(path)
 	if old.stamp == st && trusted(old, newest.Time) {
 		ss.ok, ss.stamp = true, st
-		for _, r := range rows {
-			ss.ids = append(ss.ids, r.sessionID)
+		// The session ids only serve to leave JSONL copies out.
+		if c, ok := s.ids[path]; ok && c.stamp == st {
+			ss.ids = c.ids
+		} else if hasJSONL(path) {
+			for _, r := range rowsOf(path) {
+				ss.ids = append(ss.ids, r.sessionID)
+			}
+			s.ids[path] = idCache{st, ss.ids}
 		}
 		return ss
 	}
@@ -125,7 +131,33 @@ func (s *Syncer) listDB(ctx context.Context, path string, old stamp, rows map[st
 	for _, u := range units {
 		ss.ids = append(ss.ids, u.sessionID)
 	}
+	s.ids[path] = idCache{st, ss.ids}
 	return ss
+}
+
+// idCache is the session ids of an agent database as of a stamp.
+type idCache struct {
+	stamp string
+	ids   []string
+}
+
+// hasJSONL reports whether the sessions directory next to an agent
+// database holds JSONL transcripts.
+func hasJSONL(dbPath string) bool {
+	dir := filepath.Dir(dbPath)
+	if filepath.Base(dir) == "agent" {
+		dir = filepath.Join(filepath.Dir(dir), "sessions")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".jsonl") && !e.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // describe names why a database could not be read. The process's

@@ -14,7 +14,7 @@ import (
 // listFile describes a JSONL transcript file (docs/sync.md Y8): its store
 // session comes from the importer's plan (sessions.json), its position is
 // the bytes read up to the last complete line.
-func (s *Syncer) listFile(src importer.Source, path string, old stamp, rows map[string]*row) *sourceState {
+func (s *Syncer) listFile(src importer.Source, path string, old stamp, rowsOf func(string) map[string]*row) *sourceState {
 	ss := &sourceState{path: path, at: s.now()}
 	st, mtime, exists := fileStamp(path)
 	if !exists {
@@ -100,7 +100,7 @@ func (s *Syncer) listFile(src importer.Source, path string, old stamp, rows map[
 	ss.ok, ss.units = true, []*unit{u}
 	if old.stamp == st && trusted(old, mtime) {
 		ss.stamp = st
-		if r := rows["file"]; r != nil && !s.changed(context.Background(), u, r) {
+		if r := rowsOf(path)["file"]; r != nil && !s.changed(context.Background(), u, r) {
 			ss.units = nil // unchanged
 		}
 		return ss

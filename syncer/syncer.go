@@ -34,6 +34,7 @@ type Syncer struct {
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
 	now   func() time.Time
+	ids   map[string]idCache // per agent database, for Follow and repeated syncs
 }
 
 // Stats say what one Sync did.
@@ -86,6 +87,7 @@ func (s *Syncer) init(ctx context.Context) error {
 	}
 	s.conn = conn
 	s.stmts = map[string]*sql.Stmt{}
+	s.ids = map[string]idCache{}
 	return nil
 }
 
@@ -174,9 +176,19 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		return st, err
 	}
 	start := s.now()
-	rows, err := s.loadRows(ctx)
-	if err != nil {
-		return st, err
+	// Watermarks are read per source, only for sources that changed.
+	rows := map[string]map[string]*row{}
+	var rowErr error
+	rowsOf := func(path string) map[string]*row {
+		r, ok := rows[path]
+		if !ok {
+			var err error
+			if r, err = s.loadRows(ctx, path); err != nil && rowErr == nil {
+				rowErr = err
+			}
+			rows[path] = r
+		}
+		return r
 	}
 	stamps, err := s.loadStamps(ctx)
 	if err != nil {
@@ -197,7 +209,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	var order []string
 	dbIDs := func(path string) ([]string, error) {
 		abs, _ := filepath.Abs(path)
-		ss := s.listDB(ctx, abs, stamps[abs], rows[abs])
+		ss := s.listDB(ctx, abs, stamps[abs], rowsOf)
 		states[abs] = ss
 		order = append(order, abs)
 		if !ss.ok {
@@ -227,13 +239,13 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		if states[abs] != nil {
 			continue
 		}
-		states[abs] = s.listFile(src, abs, stamps[abs], rows[abs])
+		states[abs] = s.listFile(src, abs, stamps[abs], rowsOf)
 		order = append(order, abs)
 	}
 	// Sources synced before that the plan no longer has under a root: gone,
 	// or now left out (a deletion archive without IncludeDeleted, a file
 	// whose session moved into a database).
-	for _, path := range sortedKeys(rows) {
+	for _, path := range sortedKeys(stamps) {
 		if states[path] == nil && underAny(path, roots) {
 			states[path] = &sourceState{path: path, ok: true}
 			order = append(order, path)
@@ -257,9 +269,10 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		}
 		seen := map[string]bool{}
 		n := len(changes)
+		old := rowsOf(path)
 		for _, u := range ss.units {
 			seen[u.id] = true
-			old := rows[path][u.id]
+			old := old[u.id]
 			if old != nil && !s.changed(ctx, u, old) {
 				continue
 			}
@@ -278,7 +291,12 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			}
 		}
 	}
-	changes = s.dropConflicts(changes, rows)
+	if rowErr != nil {
+		return st, rowErr
+	}
+	if changes, err = s.dropConflicts(ctx, changes); err != nil {
+		return st, err
+	}
 
 	// Groups: changes that share a store key or a session id are applied in
 	// one transaction, so that the active path of a session key moves from
@@ -441,7 +459,7 @@ func (s *Syncer) changed(ctx context.Context, u *unit, old *row) bool {
 
 // dropConflicts leaves out a change that would take a store key another
 // unit keeps (two sources claiming one session), and reports it.
-func (s *Syncer) dropConflicts(changes []change, rows map[string]map[string]*row) []change {
+func (s *Syncer) dropConflicts(ctx context.Context, changes []change) ([]change, error) {
 	leaving := map[string]bool{} // keys that changes move away from or remove
 	for _, c := range changes {
 		if c.old != nil && (c.u == nil || c.old.key != c.u.sess.Key) {
@@ -449,27 +467,31 @@ func (s *Syncer) dropConflicts(changes []change, rows map[string]map[string]*row
 		}
 	}
 	holder := map[string]string{}
-	for _, units := range rows {
-		for _, r := range units {
-			if !leaving[r.key] {
-				holder[r.key] = r.source + "\x00" + r.id
-			}
-		}
-	}
 	out := changes[:0]
 	for _, c := range changes {
 		if c.u != nil {
 			me := c.u.source + "\x00" + c.u.id
-			if h, ok := holder[c.u.sess.Key]; ok && h != me {
+			key := c.u.sess.Key
+			h, ok := holder[key]
+			if !ok && !leaving[key] && (c.old == nil || c.old.key != key) {
+				var src, unit string
+				err := s.conn.QueryRowContext(ctx, `SELECT source, unit FROM sessionsearch_sync_units WHERE session_key = ? LIMIT 1`, key).Scan(&src, &unit)
+				if err == nil {
+					h, ok = src+"\x00"+unit, true
+				} else if !errors.Is(err, sql.ErrNoRows) {
+					return nil, err
+				}
+			}
+			if ok && h != me {
 				other := strings.SplitN(h, "\x00", 2)
-				s.report(importer.Problem{Path: c.u.source, Record: c.u.id, Err: fmt.Errorf("session %s is already synced from %s (%s); this copy is skipped", c.u.sess.Key, other[0], other[1])})
+				s.report(importer.Problem{Path: c.u.source, Record: c.u.id, Err: fmt.Errorf("session %s is already synced from %s (%s); this copy is skipped", key, other[0], other[1])})
 				continue
 			}
-			holder[c.u.sess.Key] = me
+			holder[key] = me
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, nil
 }
 
 // groupChanges unites changes that share a store key (old or new) or a
@@ -527,7 +549,10 @@ const (
 		WHERE session_key = ?1 AND (spawned_by IS NOT ?2 OR parent_session_key IS NOT ?3 OR (?4 IS NOT NULL AND created_at IS NOT ?4))`
 	insertEventSQL   = `INSERT INTO transcript_events(session_key, seq, event) VALUES (?, ?, ?)`
 	deleteSessionSQL = `DELETE FROM sessions WHERE session_key = ?`
-	upsertUnitSQL    = `INSERT OR REPLACE INTO sessionsearch_sync_units(source, unit, session_key, kind, session_id, generation,
+	// Every source with units has a row, so that a source that is gone is
+	// found without reading every unit; "" is a stamp that never matches.
+	ensureSourceSQL = `INSERT OR IGNORE INTO sessionsearch_sync_sources(path, stamp, checked_at) VALUES (?, '', 0)`
+	upsertUnitSQL   = `INSERT OR REPLACE INTO sessionsearch_sync_units(source, unit, session_key, kind, session_id, generation,
 		position, next_seq, tail_hash, resumable, spawned_by, parent_session_key, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	deleteUnitSQL = `DELETE FROM sessionsearch_sync_units WHERE source = ? AND unit = ?`
@@ -780,6 +805,13 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 	if err := createSession(); err != nil {
 		return err
 	}
+	es, err := s.stmt(ctx, tx, ensureSourceSQL)
+	if err != nil {
+		return err
+	}
+	if _, err := es.ExecContext(ctx, u.source); err != nil {
+		return err
+	}
 	up, err := s.stmt(ctx, tx, upsertUnitSQL)
 	if err != nil {
 		return err
@@ -818,24 +850,21 @@ func nullInt(n int64) any {
 	return n
 }
 
-func (s *Syncer) loadRows(ctx context.Context) (map[string]map[string]*row, error) {
+func (s *Syncer) loadRows(ctx context.Context, source string) (map[string]*row, error) {
 	rs, err := s.conn.QueryContext(ctx, `SELECT source, unit, session_key, kind, session_id, generation, position, next_seq,
-		tail_hash, resumable, spawned_by, parent_session_key, created_at FROM sessionsearch_sync_units`)
+		tail_hash, resumable, spawned_by, parent_session_key, created_at FROM sessionsearch_sync_units WHERE source = ?`, source)
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
-	out := map[string]map[string]*row{}
+	out := map[string]*row{}
 	for rs.Next() {
 		r := &row{}
 		if err := rs.Scan(&r.source, &r.id, &r.key, &r.kind, &r.sessionID, &r.gen, &r.position, &r.nextSeq,
 			&r.tailHash, &r.resumable, &r.spawnedBy, &r.parent, &r.createdAt); err != nil {
 			return nil, err
 		}
-		if out[r.source] == nil {
-			out[r.source] = map[string]*row{}
-		}
-		out[r.source][r.id] = r
+		out[r.id] = r
 	}
 	return out, rs.Err()
 }
