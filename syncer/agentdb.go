@@ -124,7 +124,9 @@ func (s *Syncer) listDB(ctx context.Context, path string, old stamp, rowsOf func
 	}
 	o, units, err := s.readDB(ctx, path)
 	if err != nil {
-		s.report(importer.Problem{Path: path, Err: err})
+		if ctx.Err() == nil { // a stopped sync is not a problem of the source
+			s.report(importer.Problem{Path: path, Err: err})
+		}
 		return ss
 	}
 	ss.ok, ss.stamp, ss.db, ss.units = true, st, o, units

@@ -218,6 +218,9 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		return ss.ids, nil
 	}
 	plan, problems := importer.NewPlan(expand(roots), importer.PlanOptions{IncludeDeleted: s.IncludeDeleted, SessionIDs: dbIDs})
+	if ctx.Err() != nil {
+		return st, ctx.Err()
+	}
 	for _, p := range problems {
 		s.report(p)
 	}
