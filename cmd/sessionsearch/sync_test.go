@@ -320,3 +320,32 @@ func TestSearchSyncsFirst(t *testing.T) {
 		t.Errorf("search after the sync: code %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
 	}
 }
+
+// TestMCPSyncsFirst: the MCP server given --source syncs before each
+// search and says indexing until the sync is done (docs/sync.md Y12).
+func TestMCPSyncsFirst(t *testing.T) {
+	state := syncState(t, 30, 40)
+	s := connectMCP(t, "--db", filepath.Join(t.TempDir(), "m.db"), "--caller", "agent:main:main", "--visibility", "all",
+		"--source", state, "--sync-budget", "1ms")
+	sawIndexing := false
+	for calls := 1; ; calls++ {
+		if calls > 100 {
+			t.Fatalf("the MCP server did not finish syncing in 100 calls")
+		}
+		text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "after the reset"})
+		if isErr {
+			t.Fatalf("sessions_search: %s", text)
+		}
+		if strings.Contains(text, `"indexing":true`) {
+			sawIndexing = true
+			continue
+		}
+		if !strings.Contains(text, "after the reset") {
+			t.Fatalf("the synced search found nothing: %s", text)
+		}
+		break
+	}
+	if !sawIndexing {
+		t.Errorf("a 1ms budget never said indexing")
+	}
+}
