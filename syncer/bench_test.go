@@ -128,6 +128,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// letters spells n in the letters q..z and a..p, a word no generated text
+// has.
+func letters(n int) string {
+	b := []byte("qqfollow")
+	for ; n > 0; n /= 16 {
+		b = append(b, "qrstuvwxyzabcdep"[n%16])
+	}
+	return string(b)
+}
+
 func percentile(d []time.Duration, p float64) float64 {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -268,10 +278,16 @@ func BenchmarkFollowLatency(b *testing.B) {
 			ready := make(chan struct{})
 			var once gosync.Once
 			go func() {
-				done <- s.Follow(ctx, []string{dir}, syncer.FollowOptions{Round: func(syncer.Stats, error) { once.Do(func() { close(ready) }) }})
+				done <- s.Follow(ctx, []string{dir}, syncer.FollowOptions{Round: func(st syncer.Stats, err error) {
+					if os.Getenv("SYNC_DEBUG") != "" {
+						fmt.Fprintf(os.Stderr, "round %+v %v\n", st, err)
+					}
+					once.Do(func() { close(ready) })
+				}})
 			}()
 			<-ready
-			probe, err := db.Prepare(`SELECT count(*) FROM sessionsearch_messages WHERE session_key = ? AND message_id = ? AND NOT pending`)
+			// Searchable is what a search finds: the message's own word.
+			probe, err := db.Prepare(`SELECT count(*) FROM json_each(sessions_search(?1, json_object('caller', ?2, 'sessionKey', ?2)), '$.results')`)
 			must(b, err)
 			defer probe.Close()
 			parent := "" // the header of the small session
@@ -282,12 +298,13 @@ func BenchmarkFollowLatency(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				mid := fmt.Sprintf("f%d-%d", b.N, i)
-				must(b, g.Append(id, openclawtest.Message(mid, parent, "user", fmt.Sprint("followed message ", i))))
+				word := letters(b.N*1000 + i)
+				must(b, g.Append(id, openclawtest.Message(mid, parent, "user", "followed message "+word)))
 				start := time.Now()
 				parent = mid
 				for {
 					var n int
-					must(b, probe.QueryRow(key, mid).Scan(&n))
+					must(b, probe.QueryRow(word, key).Scan(&n))
 					if n == 1 {
 						break
 					}
