@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/sessionsearch/sessionsearch/importer"
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // OpenClaw agent schema versions this sync reads (docs/sync.md Y5): from 14,
@@ -411,8 +412,8 @@ func (s *Syncer) listUnits(ctx context.Context, o *openDB, cols map[string]map[s
 		switch {
 		case !hot && x.coldName.Valid:
 			u.kind = kindCold
-			u.sess = importer.Session{Key: ArchiveKey(agentID, kindCold, "", id, importer.CanonicalKey(agentID, key)),
-				ParentKey: importer.CanonicalKey(agentID, key), SpawnedBy: importer.CanonicalKey(agentID, x.spawnedBy.String), CreatedAt: x.createdAt.Int64}
+			u.sess = importer.Session{Key: ArchiveKey(agentID, kindCold, "", id, sessionkey.Canonical(agentID, key)),
+				ParentSessionKey: sessionkey.Canonical(agentID, key), SpawnedBy: sessionkey.Canonical(agentID, x.spawnedBy.String), CreatedAt: x.createdAt.Int64}
 			u.gen = "cold:" + x.coldGen.String
 			u.end = x.coldLastSeq.Int64
 			u.events = x.coldEvents.Int64
@@ -423,16 +424,16 @@ func (s *Syncer) listUnits(ctx context.Context, o *openDB, cols map[string]map[s
 		case key != "" && current == id:
 			u.kind = kindLive
 			u.sess = importer.Session{
-				Key:       importer.CanonicalKey(agentID, key),
-				SpawnedBy: importer.CanonicalKey(agentID, first(x.nSpawnedBy, x.spawnedBy)),
-				ParentKey: importer.CanonicalKey(agentID, first(x.nParent, x.parent)),
-				CreatedAt: firstInt(x.nCreatedAt, x.createdAt),
+				Key:              sessionkey.Canonical(agentID, key),
+				SpawnedBy:        sessionkey.Canonical(agentID, first(x.nSpawnedBy, x.spawnedBy)),
+				ParentSessionKey: sessionkey.Canonical(agentID, first(x.nParent, x.parent)),
+				CreatedAt:        firstInt(x.nCreatedAt, x.createdAt),
 			}
 		default:
 			u.kind = kindHistory
-			lineage := importer.CanonicalKey(agentID, key)
-			u.sess = importer.Session{Key: importer.DerivedKey(agentID, id, lineage), ParentKey: lineage,
-				SpawnedBy: importer.CanonicalKey(agentID, x.spawnedBy.String), CreatedAt: x.createdAt.Int64}
+			lineage := sessionkey.Canonical(agentID, key)
+			u.sess = importer.Session{Key: sessionkey.Derived(agentID, id, lineage), ParentSessionKey: lineage,
+				SpawnedBy: sessionkey.Canonical(agentID, x.spawnedBy.String), CreatedAt: x.createdAt.Int64}
 		}
 		if hot {
 			u.gen = "hot:" + x.rewriteGen.String
@@ -502,10 +503,10 @@ func (s *Syncer) listArchives(ctx context.Context, o *openDB, agentID string, li
 		if ts == "" {
 			ts = fmt.Sprint(createdAt.Int64)
 		}
-		lineage := importer.CanonicalKey(agentID, key)
+		lineage := sessionkey.Canonical(agentID, key)
 		units = append(units, &unit{
 			source: o.path, id: "archive:" + id + ":" + gen, sessionID: id, kind: reason, gen: "sha256:" + sha,
-			sess: importer.Session{Key: ArchiveKey(agentID, reason, ts, id, lineage), ParentKey: lineage, CreatedAt: createdAt.Int64},
+			sess: importer.Session{Key: ArchiveKey(agentID, reason, ts, id, lineage), ParentSessionKey: lineage, CreatedAt: createdAt.Int64},
 			read: o.archiveReader(id, gen),
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/importer"
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
 // listFile describes a JSONL transcript file (docs/sync.md Y8): its store
@@ -28,13 +29,13 @@ func (s *Syncer) listFile(src importer.Source, path string, old stamp, rowsOf fu
 	switch {
 	case kind == kindReset || kind == kindDeleted:
 		u.kind = kind
-		u.sess = importer.Session{Key: ArchiveKey(src.AgentID, kind, ts, sid, src.Lineage), ParentKey: src.Lineage}
+		u.sess = importer.Session{Key: ArchiveKey(src.AgentID, kind, ts, sid, src.Lineage), ParentSessionKey: src.Lineage}
 	case src.Live.Key != "":
 		u.kind = kindLive
 		u.sess = src.Live
 	default:
 		u.kind = kindHistory
-		u.sess = importer.Session{Key: importer.DerivedKey(src.AgentID, sid, src.Lineage), ParentKey: src.Lineage}
+		u.sess = importer.Session{Key: sessionkey.Derived(src.AgentID, sid, src.Lineage), ParentSessionKey: src.Lineage}
 	}
 	compressed := strings.HasSuffix(name, ".zst")
 	if compressed {

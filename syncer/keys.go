@@ -1,9 +1,6 @@
 package syncer
 
-import (
-	"github.com/sessionsearch/sessionsearch/importer"
-	"github.com/sessionsearch/sessionsearch/sqlfuncs"
-)
+import "github.com/sessionsearch/sessionsearch/sessionkey"
 
 // Unit kinds: what a store session filled by sync is (docs/sync.md Y7).
 const (
@@ -20,15 +17,13 @@ const (
 // "agent:<agentID>:<kind>:<stamp>:<sessionID>" for reset and deletion
 // archives, of which one session can have several. When lineage, the key
 // the generation belonged to, is incognito, the last part starts with
-// "incognito-" too, as for importer.DerivedKey.
+// "incognito-" too, as for sessionkey.Derived.
 func ArchiveKey(agentID, kind, stamp, sessionID, lineage string) string {
-	if lineage != "" && sqlfuncs.IsIncognito(lineage) {
+	if lineage != "" && sessionkey.IsIncognito(lineage) {
 		sessionID = "incognito-" + sessionID
 	}
 	if stamp == "" {
-		return "agent:" + agentID + ":" + kind + ":" + sessionID
+		return sessionkey.Scope(agentID, kind+":"+sessionID)
 	}
-	return "agent:" + agentID + ":" + kind + ":" + stamp + ":" + sessionID
+	return sessionkey.Scope(agentID, kind+":"+stamp+":"+sessionID)
 }
-
-var _ = importer.DefaultAgentID

@@ -140,7 +140,7 @@ type row struct {
 }
 
 func (r row) links() importer.Session {
-	return importer.Session{Key: r.key, SpawnedBy: r.spawnedBy.String, ParentKey: r.parent.String, CreatedAt: r.createdAt.Int64}
+	return importer.Session{Key: r.key, SpawnedBy: r.spawnedBy.String, ParentSessionKey: r.parent.String, CreatedAt: r.createdAt.Int64}
 }
 
 // change is what a step does to one unit.
@@ -387,7 +387,9 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			if err := s.conn.QueryRowContext(ctx, `SELECT sessions_reconcile(?)`, budget.Milliseconds()).Scan(&js); err != nil {
 				return st, fmt.Errorf("indexing: %w", err)
 			}
-			var rs importer.ReconcileStatus
+			var rs struct {
+				Pending int `json:"pending"`
+			}
 			if err := json.Unmarshal([]byte(js), &rs); err != nil {
 				return st, fmt.Errorf("sessions_reconcile returned %q: %w", js, err)
 			}
@@ -457,7 +459,7 @@ func (s *Syncer) changed(ctx context.Context, u *unit, old *row) bool {
 		return true
 	}
 	l := old.links()
-	return l.SpawnedBy != u.sess.SpawnedBy || l.ParentKey != u.sess.ParentKey || (u.sess.CreatedAt != 0 && l.CreatedAt != u.sess.CreatedAt)
+	return l.SpawnedBy != u.sess.SpawnedBy || l.ParentSessionKey != u.sess.ParentSessionKey || (u.sess.CreatedAt != 0 && l.CreatedAt != u.sess.CreatedAt)
 }
 
 // dropConflicts leaves out a change that would take a store key another
@@ -737,7 +739,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if err != nil {
 			return err
 		}
-		if _, err := up.ExecContext(ctx, u.sess.Key, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentKey), nullInt(u.sess.CreatedAt)); err != nil {
+		if _, err := up.ExecContext(ctx, u.sess.Key, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentSessionKey), nullInt(u.sess.CreatedAt)); err != nil {
 			return err
 		}
 	}
@@ -759,7 +761,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if err != nil {
 			return err
 		}
-		_, err = is.ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentKey), nullInt(sess.CreatedAt))
+		_, err = is.ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentSessionKey), nullInt(sess.CreatedAt))
 		return err
 	}
 	readFrom := position
@@ -821,7 +823,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 	}
 	resumable := u.resumable && dec.Resumable()
 	_, err = up.ExecContext(ctx, u.source, u.id, u.sess.Key, u.kind, u.sessionID, u.gen, position, nextSeq, tail,
-		resumable, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentKey), nullInt(u.sess.CreatedAt))
+		resumable, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentSessionKey), nullInt(u.sess.CreatedAt))
 	if err != nil {
 		return err
 	}
