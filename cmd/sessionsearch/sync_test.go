@@ -110,6 +110,13 @@ func syncDump(t *testing.T, path string) string {
 // the events it counts; a transcript is never half written.
 func checkWatermarks(t *testing.T, db *sql.DB) {
 	t.Helper()
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'sessionsearch_sync_units'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables == 0 {
+		return // killed before sync created its tables
+	}
 	rows, err := db.Query(`SELECT u.session_key, u.next_seq, (SELECT count(*) FROM transcript_events e WHERE e.session_key = u.session_key)
 		FROM sessionsearch_sync_units u`)
 	if err != nil {
