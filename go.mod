@@ -3,6 +3,7 @@ module github.com/sessionsearch/sessionsearch
 go 1.26.8
 
 require (
+	github.com/fsnotify/fsnotify v1.8.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.4
 	github.com/mattn/go-sqlite3 v1.14.53

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
@@ -23,7 +21,7 @@ type agentDB struct {
 	window  string // the SELECT of one session's window, "" without session_windows
 	node    string // the SELECT of one key's node, "" without session_nodes
 	latest  string // the SELECT of a key's newest window, "" without session_windows
-	zstd    *zstd.Decoder
+	codec   EventCodec
 }
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
@@ -45,9 +43,7 @@ func (im *Importer) openAgentDB(ctx context.Context, path, agentID string) (*age
 }
 
 func (a *agentDB) Close() error {
-	if a.zstd != nil {
-		a.zstd.Close()
-	}
+	a.codec.Close()
 	return a.db.Close()
 }
 
@@ -220,34 +216,9 @@ func firstInt(a, b sql.NullInt64) int64 {
 	return b.Int64
 }
 
-// body returns an event's JSON: event_json, or the decoded event_zstd frame,
-// whose length must be event_utf8_bytes when that is recorded.
+// body returns an event's JSON (see EventCodec).
 func (a *agentDB) body(text, frame []byte, size sql.NullInt64) ([]byte, error) {
-	data := text
-	if data == nil {
-		data = frame
-	}
-	if data == nil {
-		return nil, errors.New("event has neither event_json nor event_zstd")
-	}
-	if !bytes.HasPrefix(data, zstdMagic) {
-		return data, nil
-	}
-	if a.zstd == nil {
-		var err error
-		a.zstd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxLineBytes))
-		if err != nil {
-			return nil, err
-		}
-	}
-	out, err := a.zstd.DecodeAll(data, nil)
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	if size.Valid && int64(len(out)) != size.Int64 {
-		return nil, fmt.Errorf("zstd event decodes to %d bytes, event_utf8_bytes says %d", len(out), size.Int64)
-	}
-	return out, nil
+	return a.codec.Event(text, frame, size)
 }
 
 // AgentDBSessionIDs lists the transcript generations of the agent database

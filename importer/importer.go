@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Importer imports sources into a Sink, one transcript per transaction.
@@ -71,8 +72,23 @@ func (im *Importer) importFile(ctx context.Context, src Source) error {
 		return nil
 	}
 	defer f.Close()
+	if strings.HasSuffix(src.Path, ".zst") {
+		// Archives OpenClaw compressed (<file>.jsonl.deleted.<ts>.zst).
+		z, err := ZstdReader(f, MaxArchiveBytes)
+		if err != nil {
+			im.report(Problem{Path: src.Path, Err: err})
+			return nil
+		}
+		defer z.Close()
+		return im.ImportReader(ctx, src, z)
+	}
 	return im.ImportReader(ctx, src, f)
 }
+
+// MaxArchiveBytes caps the decoded size of a compressed transcript archive;
+// OpenClaw keeps transcripts over 64 MiB of JSONL in SQLite rather than in
+// cold files, so a larger one is not one it wrote.
+const MaxArchiveBytes = 1 << 30
 
 // ImportReader imports the JSONL transcript read from r; src says where it
 // came from (src.Path names it in problems) and which session it is.

@@ -13,9 +13,10 @@ var errLineTooLong = fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20)
 // lineReader reads JSONL lines of any length up to MaxLineBytes with one
 // reused buffer, so memory stays bounded by the longest line, not the file.
 type lineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	line int // number of the line last returned, from 1
+	r       *bufio.Reader
+	buf     []byte
+	line    int  // number of the line last returned, from 1
+	newline bool // the line last returned ended with a newline
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -52,6 +53,7 @@ func (lr *lineReader) next() (line []byte, n int, err error) {
 		} else if err != nil {
 			return nil, n, err
 		}
+		lr.newline = err == nil
 		break
 	}
 	lr.line++

@@ -87,7 +87,7 @@ type PlanOptions struct {
 // File name kinds in agents/<agentId>/sessions/ (artifacts.ts, see the
 // package comment).
 var (
-	archiveRE    = regexp.MustCompile(`^(.+?)\.jsonl\.(reset|deleted|bak)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)$`)
+	archiveRE    = regexp.MustCompile(`^(.+?)\.jsonl\.(reset|deleted|bak)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)(?:\.zst)?$`)
 	checkpointRE = regexp.MustCompile(`(?i)\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$`)
 	agentDBRE    = regexp.MustCompile(`^openclaw-agent(?:\.[^/]+)?\.sqlite$`)
 )

@@ -45,6 +45,7 @@ func init() {
 	// Set here, not in the declaration: the help command lists commands.
 	commands = []command{
 		{"import", "PATH...", "import OpenClaw transcripts: JSONL files, state directories, agent databases", runImport},
+		syncCommand,
 		{"search", "QUERY...", "search the transcripts", runSearch},
 		{"sessions", "", "list the sessions: keys, agents, messages, last activity", runSessions},
 		{"history", "KEY", "show a session's messages (its active path)", runHistory},

@@ -49,6 +49,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	var bound driver.Options
 	fs.optionFlags(&bound, &bound, visibilitySpecs())
 	trust := fs.Bool(trustFlag, false, "let each tool call name its caller in a required \"caller\" argument, instead of --caller: only for a client you trust to name the agent that asks")
+	src := fs.sourceFlags()
 	fs.notes = []string{
 		"The server needs to know who asks. With --caller KEY every call runs as\n" +
 			"that session (with --visibility, --sandboxed, --sandbox-visibility and\n" +
@@ -69,11 +70,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return usagef("mcp needs --caller KEY, the session the agent searches as (see 'sessionsearch sessions'); or --%s to let each call name its caller", trustFlag)
 	}
 	enableAgentToAgent(&bound)
-	store, err := openReader(e, *db)
+	store, err := src.open(ctx, e, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	defer src.close()
 	var version string
 	if err := store.QueryRowContext(ctx, `SELECT sessionsearch_version()`).Scan(&version); err != nil {
 		return err
@@ -82,7 +84,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		// The two tools are fixed: no list_changed notifications.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
-	t := &tools{store: store, bound: bound, trust: *trust}
+	t := &tools{store: store, bound: bound, trust: *trust, src: src}
 	t.add(server, "sessions_search", "Search sessions", searchDescription, "query", ownSpecs(sqlfuncs.SearchOptionSpecs()), searchOutputSchema, t.search)
 	t.add(server, "sessions_history", "Read a session", historyDescription, "sessionKey", ownSpecs(sqlfuncs.HistoryOptionSpecs()), historyOutputSchema, t.history)
 	err = server.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
@@ -97,6 +99,8 @@ type tools struct {
 	store *driver.DB
 	bound driver.Options // the visibility flags
 	trust bool           // each call names its caller
+	src   *sourceFlags   // synced before each search (docs/sync.md Y12)
+	mu    sync.Mutex     // one sync at a time
 }
 
 // add adds a tool: its input schema built from the option table
@@ -247,7 +251,17 @@ func (t *tools) search(ctx context.Context, query, options string) (any, error) 
 		return nil, err
 	}
 	opts.Options = t.withBound(opts.Caller)
-	return t.store.Search(ctx, query, opts)
+	t.mu.Lock()
+	syncing, err := t.src.syncFirst(ctx, t.store.DB)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.store.Search(ctx, query, opts)
+	if err == nil && syncing {
+		res.Indexing = true
+	}
+	return res, err
 }
 
 func (t *tools) history(ctx context.Context, key, options string) (any, error) {

@@ -21,6 +21,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	var opts driver.SearchOptions
 	fs.optionFlags(&opts, &opts.Options, sqlfuncs.SearchOptionSpecs())
 	asJSON := fs.Bool("json", false, "print the JSON of sessions_search")
+	src := fs.sourceFlags()
 	fs.notes = []string{operatorNote, "A query's terms are phrases that must all match; a last term written word* is a prefix."}
 	terms, err := fs.parse(args)
 	if err != nil {
@@ -35,15 +36,21 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	store, err := openReader(e, *db)
+	store, err := src.open(ctx, e, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	defer src.close()
+	syncing, err := src.syncFirst(ctx, store.DB)
+	if err != nil {
+		return err
+	}
 	res, err := store.Search(ctx, query, opts)
 	if err != nil {
 		return err
 	}
+	res.Indexing = res.Indexing || syncing
 	if *asJSON {
 		return printJSON(e.stdout, res)
 	}

@@ -1,0 +1,126 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessionsearch/sessionsearch/importer"
+	"github.com/sessionsearch/sessionsearch/sessionkey"
+)
+
+// listFile describes a JSONL transcript file (docs/sync.md Y8): its store
+// session comes from the importer's plan (sessions.json), its position is
+// the bytes read up to the last complete line.
+func (s *Syncer) listFile(src importer.Source, path string, old stamp, rowsOf func(string) map[string]*row) *sourceState {
+	ss := &sourceState{path: path, at: s.now()}
+	st, mtime, exists := fileStamp(path)
+	if !exists {
+		ss.ok = true // gone: its session is removed
+		return ss
+	}
+	name := filepath.Base(path)
+	kind, ts := importer.ArchiveKind(name)
+	sid := importer.SessionIDOf(name)
+	u := &unit{source: path, id: "file", sessionID: sid, gen: "file:" + identity(st), end: sizeOf(st), resumable: true}
+	switch {
+	case kind == kindReset || kind == kindDeleted:
+		u.kind = kind
+		u.sess = importer.Session{Key: ArchiveKey(src.AgentID, kind, ts, sid, src.Lineage), ParentSessionKey: src.Lineage}
+	case src.Live.Key != "":
+		u.kind = kindLive
+		u.sess = src.Live
+	default:
+		u.kind = kindHistory
+		u.sess = importer.Session{Key: sessionkey.Derived(src.AgentID, sid, src.Lineage), ParentSessionKey: src.Lineage}
+	}
+	compressed := strings.HasSuffix(name, ".zst")
+	if compressed {
+		u.resumable = false // a compressed archive is read whole
+	}
+	u.events = u.end / 512
+	u.read = func(ctx context.Context, after int64, emit emitFunc) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var r io.Reader = f
+		offset := int64(0)
+		if compressed {
+			z, err := importer.ZstdReader(f, importer.MaxArchiveBytes)
+			if err != nil {
+				return err
+			}
+			defer z.Close()
+			r = z
+		} else if after > 0 {
+			if _, err := f.Seek(after, io.SeekStart); err != nil {
+				return err
+			}
+			offset = after
+		}
+		lr := importer.NewLineReader(r)
+		for {
+			line, n, complete, err := lr.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil && err != importer.ErrLineTooLong {
+				return err
+			}
+			if !complete && !compressed {
+				// A line still being written: read it next time.
+				return nil
+			}
+			offset += int64(n)
+			rec := fmt.Sprintf("line at byte %d", offset-int64(n))
+			if compressed {
+				rec = fmt.Sprintf("line %d", lr.Line())
+			}
+			if err == importer.ErrLineTooLong {
+				if err := emit(offset, nil, rec, err, 0); err != nil {
+					return err
+				}
+				continue
+			}
+			if len(line) == 0 {
+				continue
+			}
+			if err := emit(offset, line, rec, nil, 0); err != nil {
+				return err
+			}
+		}
+	}
+	if compressed {
+		u.end = 0
+	}
+	ss.ok, ss.units = true, []*unit{u}
+	if old.stamp == st && trusted(old, mtime) {
+		ss.stamp = st
+		if r := rowsOf(path)["file"]; r != nil && !s.changed(context.Background(), u, r) {
+			ss.units = nil // unchanged
+		}
+		return ss
+	}
+	ss.stamp = st
+	return ss
+}
+
+// identity is the device and inode part of a stamp.
+func identity(stamp string) string {
+	parts := strings.SplitN(stamp, ":", 3)
+	if len(parts) < 3 {
+		return stamp
+	}
+	return parts[0] + ":" + parts[1]
+}
+
+func sizeOf(stamp string) int64 {
+	var dev, ino, size, mtime int64
+	fmt.Sscanf(stamp, "%d:%d:%d:%d", &dev, &ino, &size, &mtime)
+	return size
+}
