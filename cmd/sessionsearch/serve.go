@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/server"
 )
 
@@ -62,6 +63,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
+	// A service writes for long: pending sessions are reconciled and the
+	// log kept bounded beside it (docs/store.md S14).
+	stopMaintain := store.Maintain(driver.MaintainOptions{})
+	defer stopMaintain()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err

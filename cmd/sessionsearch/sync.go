@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
+	"github.com/sessionsearch/sessionsearch/server"
 	"github.com/sessionsearch/sessionsearch/syncer"
 )
 
@@ -41,6 +43,8 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	noNotify := fs.Bool("no-notify", false, "with --follow, poll only")
 	budget := fs.Duration("budget", 0, "stop starting new work after this long (0: no limit); the next sync continues")
 	quiet := fs.Bool("quiet", false, "print problems only")
+	to := fs.String("to", "", "after syncing into --db, push it to the sessionsearch serve at this URL (http://HOST:PORT)")
+	tokenFile := fs.String("token-file", "", "with --to, a file holding a bearer token that may write (default $SESSIONSEARCH_TOKEN)")
 	paths, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -50,6 +54,10 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	}
 	if *budget < 0 {
 		return usagef("--budget must not be negative, got %s", *budget)
+	}
+	push, err := pusher(e, *to, *tokenFile)
+	if err != nil {
+		return err
 	}
 	if len(paths) == 0 {
 		dir, err := stateDir(e)
@@ -102,11 +110,21 @@ func runSync(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		summary(st, time.Since(start))
+		if err := push(ctx, store); err != nil {
+			return err
+		}
 		if problems > 0 {
 			fmt.Fprintf(e.stderr, "%d problems; the rest was synced\n", problems)
 			return exitError{1}
 		}
 		return nil
+	}
+	// Following, the database is written for long: its upkeep runs beside
+	// (docs/store.md S14).
+	stop := store.Maintain(driver.MaintainOptions{})
+	defer stop()
+	if err := push(ctx, store); err != nil {
+		fmt.Fprintln(e.stderr, err)
 	}
 	err = s.Follow(ctx, paths, syncer.FollowOptions{
 		Poll:     *poll,
@@ -114,6 +132,9 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		Round: func(st syncer.Stats, err error) {
 			if err == nil && (st.Sessions > 0 || st.Removed > 0) {
 				summary(st, 0)
+				if err := push(ctx, store); err != nil {
+					fmt.Fprintln(e.stderr, err) // the next round tries again
+				}
 			}
 		},
 	})
@@ -124,6 +145,44 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "stopped")
 	}
 	return nil
+}
+
+// pusher returns what sync --to does after each sync: bring the remote
+// service up to date with the local database (server.Push resumes from the
+// service's watermarks), or nothing without --to.
+func pusher(e *env, to, tokenFile string) (func(context.Context, *driver.DB) error, error) {
+	if to == "" {
+		if tokenFile != "" {
+			return nil, usagef("--token-file needs --to")
+		}
+		return func(context.Context, *driver.DB) error { return nil }, nil
+	}
+	u, err := url.Parse(to)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef("--to must be an http:// or https:// URL of a sessionsearch serve, got %q", to)
+	}
+	token := e.getenv("SESSIONSEARCH_TOKEN")
+	if tokenFile != "" {
+		data, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return nil, usagef("--token-file: %v", err)
+		}
+		token = strings.TrimSpace(string(data))
+	}
+	if token == "" {
+		return nil, usagef("--to needs a token that may write: --token-file FILE or $SESSIONSEARCH_TOKEN")
+	}
+	client := &server.Client{URL: strings.TrimRight(to, "/"), Token: token}
+	return func(ctx context.Context, db *driver.DB) error {
+		st, err := server.Push(ctx, db.DB, client, server.PushOptions{})
+		if err != nil {
+			return fmt.Errorf("push to %s: %w (what was sent stays; the next sync goes on from there)", to, err)
+		}
+		if st.Events > 0 || st.Replaced > 0 {
+			fmt.Fprintf(e.stdout, "pushed %d events of %d sessions to %s (%d sessions sent again)\n", st.Events, st.Sessions, to, st.Replaced)
+		}
+		return nil
+	}, nil
 }
 
 // defaultSyncBudget is how long search and mcp sync their source before
