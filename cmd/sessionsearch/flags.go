@@ -279,6 +279,9 @@ func (fs *flagSet) optionFlags(dst any, vis *driver.Options, specs sqlfuncs.Opti
 			continue
 		}
 		s.Flag(fs.FlagSet, flagName(s.Name), dst)
+		if s.Type == sqlfuncs.TypeTime {
+			humanTimes(fs.FlagSet, flagName(s.Name))
+		}
 	}
 }
 
