@@ -4,6 +4,7 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -30,9 +31,9 @@ type MaintainOptions struct {
 //   - The write-ahead log stays bounded. SQLite's automatic checkpoint is
 //     PASSIVE: under continuous readers it never reaches the end of the log,
 //     which then grows without limit (4 GB in minutes under a soak). Past
-//     WALLimit, a round runs wal_checkpoint(RESTART), which waits (under the
-//     busy timeout) for the readers of the old log to finish, and then
-//     TRUNCATE, so the file shrinks too.
+//     WALLimit, a round runs wal_checkpoint(TRUNCATE), which waits briefly
+//     (checkpointWait, since writers wait meanwhile) for the readers of the
+//     old log to finish, starts the log again and shrinks the file.
 //
 // Programs that only read, or that reconcile themselves, need not call it.
 func (db *DB) Maintain(opts MaintainOptions) (stop func()) {
@@ -73,7 +74,27 @@ func (db *DB) maintainOnce(ctx context.Context, opts MaintainOptions) {
 		db.Reconcile(ctx, opts.Budget)
 	}
 	if info, err := os.Stat(db.path + "-wal"); err == nil && info.Size() > opts.WALLimit {
-		db.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
-		db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		db.checkpoint(ctx)
 	}
+}
+
+// checkpointWait is how long a checkpoint waits for the readers of the old
+// log. Writers wait while it does, so it is short: a reader holding on is
+// left alone, and the next round tries again.
+const checkpointWait = 50 * time.Millisecond
+
+// checkpoint copies the log into the database and truncates it
+// (wal_checkpoint(TRUNCATE): RESTART, then the file cut to zero), on a
+// connection of its own whose busy timeout is checkpointWait.
+func (db *DB) checkpoint(ctx context.Context) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, checkpointWait.Milliseconds())); err != nil {
+		return
+	}
+	defer conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA busy_timeout = %d`, BusyTimeout.Milliseconds()))
+	conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/cgo"
-	"strings"
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/redact"
@@ -111,13 +110,12 @@ func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.ui
 // says where. Refusals name their table instead.
 func withName(fn string, err error) error {
 	var r *store.Refusal
-	msg := err.Error()
-	if errors.As(err, &r) || strings.HasPrefix(msg, fn+": ") {
+	if errors.As(err, &r) {
 		return err
 	}
 	var se *sqliteErr
 	if errors.As(err, &se) {
-		return &sqliteErr{code: se.code, msg: fn + ": " + msg}
+		return &sqliteErr{code: se.code, msg: fn + ": " + err.Error()}
 	}
 	return fmt.Errorf("%s: %w", fn, err)
 }
