@@ -27,20 +27,6 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(v int64) any {
-	if v == 0 {
-		return nil
-	}
-	return v
-}
-
 // Migrate creates or upgrades the schema and returns its version.
 func (db *DB) Migrate(ctx context.Context) (int, error) { return Migrate(ctx, db.DB) }
 
@@ -96,7 +82,7 @@ func (db *DB) AddSession(ctx context.Context, s Session) error { return AddSessi
 func AddSession(ctx context.Context, e execer, s Session) error {
 	_, err := e.ExecContext(ctx, `INSERT INTO sessions(session_key, spawned_by, parent_session_key, created_at)
 		VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_key) DO NOTHING`,
-		s.Key, nullString(s.SpawnedBy), nullString(s.ParentSessionKey), nullInt(s.CreatedAt))
+		s.Values()...)
 	return err
 }
 

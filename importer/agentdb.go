@@ -49,7 +49,18 @@ func (a *agentDB) Close() error {
 
 // columns returns the columns of table, none when it does not exist.
 func (a *agentDB) columns(ctx context.Context, table string) (map[string]bool, error) {
-	rows, err := a.db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	return TableColumns(ctx, a.db, table)
+}
+
+// Querier is a *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// TableColumns returns the columns of table, none when it does not exist:
+// readers of another program's database read the columns its version has.
+func TableColumns(ctx context.Context, q Querier, table string) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +76,8 @@ func (a *agentDB) columns(ctx context.Context, table string) (map[string]bool, e
 	return cols, rows.Err()
 }
 
-// pick lists the wanted columns, NULL for those the table lacks.
-func pick(cols map[string]bool, want ...string) string {
+// PickColumns lists the wanted columns, NULL for those the table lacks.
+func PickColumns(cols map[string]bool, want ...string) string {
 	out := make([]string, len(want))
 	for i, c := range want {
 		out[i] = "NULL"
@@ -85,24 +96,24 @@ func (a *agentDB) inspect(ctx context.Context) error {
 	if !events["session_id"] || !events["seq"] || !events["event_json"] {
 		return errors.New("not an OpenClaw agent database: no transcript_events(session_id, seq, event_json) table")
 	}
-	a.events = `SELECT seq, ` + pick(events, "event_json", "event_zstd", "event_utf8_bytes") +
+	a.events = `SELECT seq, ` + PickColumns(events, "event_json", "event_zstd", "event_utf8_bytes") +
 		` FROM transcript_events WHERE session_id = ? ORDER BY seq`
 	windows, err := a.columns(ctx, "session_windows")
 	if err != nil {
 		return err
 	}
 	if windows["session_id"] && windows["session_key"] {
-		a.window = `SELECT ` + pick(windows, "session_key", "spawned_by", "parent_session_key", "created_at") +
+		a.window = `SELECT ` + PickColumns(windows, "session_key", "spawned_by", "parent_session_key", "created_at") +
 			` FROM session_windows WHERE session_id = ?`
 		a.latest = `SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY ` +
-			pick(windows, "created_at") + ` DESC, session_id DESC LIMIT 1`
+			PickColumns(windows, "created_at") + ` DESC, session_id DESC LIMIT 1`
 	}
 	nodes, err := a.columns(ctx, "session_nodes")
 	if err != nil {
 		return err
 	}
 	if nodes["session_key"] && nodes["current_session_id"] {
-		a.node = `SELECT ` + pick(nodes, "current_session_id", "spawned_by", "parent_session_key", "created_at") +
+		a.node = `SELECT ` + PickColumns(nodes, "current_session_id", "spawned_by", "parent_session_key", "created_at") +
 			` FROM session_nodes WHERE session_key = ?`
 	}
 	meta, err := a.columns(ctx, "schema_meta")
@@ -175,9 +186,9 @@ func (a *agentDB) session(ctx context.Context, id string) (Session, error) {
 	}
 	return Session{
 		Key:              sessionkey.Canonical(a.agentID, key),
-		SpawnedBy:        sessionkey.Canonical(a.agentID, first(n.spawnedBy, w.spawnedBy)),
-		ParentSessionKey: sessionkey.Canonical(a.agentID, first(n.parent, w.parent)),
-		CreatedAt:        firstInt(n.createdAt, w.createdAt),
+		SpawnedBy:        sessionkey.Canonical(a.agentID, Coalesce(n.spawnedBy, w.spawnedBy)),
+		ParentSessionKey: sessionkey.Canonical(a.agentID, Coalesce(n.parent, w.parent)),
+		CreatedAt:        CoalesceInt(n.createdAt, w.createdAt),
 	}, nil
 }
 
@@ -202,14 +213,17 @@ func (a *agentDB) current(ctx context.Context, key string) (string, links, error
 	return current.String, n, nil
 }
 
-func first(a, b sql.NullString) string {
+// Coalesce is the first of two columns that is not NULL or empty, as a
+// window's links fall back to its node's.
+func Coalesce(a, b sql.NullString) string {
 	if a.String != "" {
 		return a.String
 	}
 	return b.String
 }
 
-func firstInt(a, b sql.NullInt64) int64 {
+// CoalesceInt is the first of two integer columns that is not NULL.
+func CoalesceInt(a, b sql.NullInt64) int64 {
 	if a.Valid {
 		return a.Int64
 	}

@@ -92,7 +92,7 @@ func (s *SQLSink) Begin(ctx context.Context, sess Session) (TranscriptWriter, er
 	if err != nil {
 		return nil, err
 	}
-	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentSessionKey), nullInt(sess.CreatedAt))
+	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Values()...)
 	if err != nil {
 		tx.Rollback()
 		return nil, err
@@ -127,17 +127,3 @@ func (t *sqlTranscript) Append(ctx context.Context, seq int, event []byte) (bool
 
 func (t *sqlTranscript) Commit() error   { return t.tx.Commit() }
 func (t *sqlTranscript) Rollback() error { return t.tx.Rollback() }
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
-}

@@ -14,6 +14,15 @@ type Session struct {
 	CreatedAt        int64  // epoch ms, 0 for NULL
 }
 
+// Values are the values of the row, in column order, NULL for "" and 0.
+func (s Session) Values() []any {
+	created := any(nil)
+	if s.CreatedAt != 0 {
+		created = s.CreatedAt
+	}
+	return []any{s.Key, nullString(s.SpawnedBy), nullString(s.ParentSessionKey), created}
+}
+
 // KeyValue is one value of a column that holds a session key, as SQLite
 // stores it.
 type KeyValue struct {

@@ -235,7 +235,7 @@ func (o *openDB) inspect(ctx context.Context) (map[string]map[string]bool, error
 	cols := map[string]map[string]bool{}
 	for _, t := range []string{"schema_meta", "session_nodes", "session_windows", "transcript_events",
 		"transcript_rewrite_watermarks", "session_transcript_cold_archives", "session_transcript_archives"} {
-		c, err := columns(ctx, o.conn, t)
+		c, err := importer.TableColumns(ctx, o.conn, t)
 		if err != nil {
 			return nil, err
 		}
@@ -288,7 +288,7 @@ func (o *openDB) inspect(ctx context.Context) (map[string]map[string]bool, error
 			}
 		}
 	}
-	payload := pick(cols["transcript_events"], "event_json", "event_zstd", "event_utf8_bytes")
+	payload := importer.PickColumns(cols["transcript_events"], "event_json", "event_zstd", "event_utf8_bytes")
 	o.events = `SELECT seq, ` + payload + ` FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq`
 	o.tail = `SELECT ` + payload + ` FROM transcript_events WHERE session_id = ? AND seq = ?`
 	if cols["session_transcript_cold_archives"]["archive_blob"] {
@@ -298,35 +298,6 @@ func (o *openDB) inspect(ctx context.Context) (map[string]map[string]bool, error
 		o.archiveBlob = `SELECT encoding, archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`
 	}
 	return cols, nil
-}
-
-func columns(ctx context.Context, conn *sql.Conn, table string) (map[string]bool, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
-}
-
-// pick lists the wanted columns, NULL for those the table lacks.
-func pick(cols map[string]bool, want ...string) string {
-	out := make([]string, len(want))
-	for i, c := range want {
-		out[i] = "NULL"
-		if cols[c] {
-			out[i] = c
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 type window struct {
@@ -425,9 +396,9 @@ func (s *Syncer) listUnits(ctx context.Context, o *openDB, cols map[string]map[s
 			u.kind = kindLive
 			u.sess = importer.Session{
 				Key:              sessionkey.Canonical(agentID, key),
-				SpawnedBy:        sessionkey.Canonical(agentID, first(x.nSpawnedBy, x.spawnedBy)),
-				ParentSessionKey: sessionkey.Canonical(agentID, first(x.nParent, x.parent)),
-				CreatedAt:        firstInt(x.nCreatedAt, x.createdAt),
+				SpawnedBy:        sessionkey.Canonical(agentID, importer.Coalesce(x.nSpawnedBy, x.spawnedBy)),
+				ParentSessionKey: sessionkey.Canonical(agentID, importer.Coalesce(x.nParent, x.parent)),
+				CreatedAt:        importer.CoalesceInt(x.nCreatedAt, x.createdAt),
 			}
 		default:
 			u.kind = kindHistory
@@ -464,20 +435,6 @@ func pickAs(alias string, cols map[string]bool, want ...string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func first(a, b sql.NullString) string {
-	if a.String != "" {
-		return a.String
-	}
-	return b.String
-}
-
-func firstInt(a, b sql.NullInt64) int64 {
-	if a.Valid {
-		return a.Int64
-	}
-	return b.Int64
 }
 
 // listArchives lists reset archives, and deletion archives with

@@ -739,7 +739,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if err != nil {
 			return err
 		}
-		if _, err := up.ExecContext(ctx, u.sess.Key, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentSessionKey), nullInt(u.sess.CreatedAt)); err != nil {
+		if _, err := up.ExecContext(ctx, u.sess.Values()...); err != nil {
 			return err
 		}
 	}
@@ -761,7 +761,7 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if err != nil {
 			return err
 		}
-		_, err = is.ExecContext(ctx, sess.Key, nullString(sess.SpawnedBy), nullString(sess.ParentSessionKey), nullInt(sess.CreatedAt))
+		_, err = is.ExecContext(ctx, sess.Values()...)
 		return err
 	}
 	readFrom := position
@@ -822,8 +822,9 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		return err
 	}
 	resumable := u.resumable && dec.Resumable()
+	row := u.sess.Values() // key, spawned_by, parent_session_key, created_at
 	_, err = up.ExecContext(ctx, u.source, u.id, u.sess.Key, u.kind, u.sessionID, u.gen, position, nextSeq, tail,
-		resumable, nullString(u.sess.SpawnedBy), nullString(u.sess.ParentSessionKey), nullInt(u.sess.CreatedAt))
+		resumable, row[1], row[2], row[3])
 	if err != nil {
 		return err
 	}
@@ -839,20 +840,6 @@ func hashOf(b []byte) int64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return int64(h.Sum64())
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
 }
 
 func (s *Syncer) loadRows(ctx context.Context, source string) (map[string]*row, error) {
