@@ -228,6 +228,13 @@ var hardCases = []struct {
 	{"snake and camel", "call parse_sessionKey now", "sessionKey", true},
 	{"snake not across other punctuation", "see parse.session_key", "parsesessionkey", false},
 	{"camel query is not two words", "session key", "sessionKey", false},
+	// T12: a camelCase word inside a longer query term is its parts, as the
+	// document indexes the term.
+	{"camel word and file extension", "open myFile.txt now", "myFile.txt", true},
+	{"camel word and a call", "run parseSessionKey(x) now", "parseSessionKey(x)", true},
+	{"camel word in a phrase", "call parseSessionKey now", "call parseSessionKey now", true},
+	{"camel word before a particle", "aA를 보다", "aA를", true},
+	{"acronym inside a term", "an HTTPServer here", "an HTTPServer here", true},
 	// T14: Persian words joined by a ZWNJ, whole and by parts.
 	{"zwnj part first", "پیش\u200cفرض", "پیش", true},
 	{"zwnj part last", "پیش\u200cفرض", "فرض", true},

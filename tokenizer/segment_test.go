@@ -90,9 +90,17 @@ func appendRune(b []byte, r rune) []byte { return append(b, string(r)...) }
 // tokensBySegments is the reference for emitter.run: every word-boundary
 // segment through the segmenter, without short cuts.
 func tokensBySegments(opts Options, src []byte, query bool) *Output {
+	o, camel := segmentPass(opts, src, query, false)
+	if camel && len(o.Tokens) > 1 { // as Tokenize does
+		o, _ = segmentPass(opts, src, query, true)
+	}
+	return o
+}
+
+func segmentPass(opts Options, src []byte, query, queryParts bool) (*Output, bool) {
 	o := &Output{src: src}
 	fb, pieces := o.fold([]byte{separator}, nil, src, 0, len(src))
-	e := emitter{o: o, fb: fb, src: src, offs: offsets{pieces: pieces, delta: -1}, query: query, trigram: opts.Trigram}
+	e := emitter{o: o, fb: fb, src: src, offs: offsets{pieces: pieces, delta: -1}, query: query, trigram: opts.Trigram, queryParts: queryParts}
 	for pos := 1; pos < len(fb); {
 		end := segmentEnd(fb, pos)
 		e.segment(fb, pos, end)
@@ -100,7 +108,7 @@ func tokensBySegments(opts Options, src []byte, query bool) *Output {
 	}
 	e.flushRun()
 	o.Tokens, o.Folded = e.tokens, e.fb
-	return o
+	return o, e.camel
 }
 
 // TestShortCutsMatchSegmenter: the short cuts of emitter.run give exactly the

@@ -109,6 +109,10 @@ type emitter struct {
 	// Output.parts until the last one; groupEnd is the folded offset where
 	// the last of them ends.
 	groupEnd int32
+	// A query's camelCase words are its whole words, unless inQuery says to
+	// cut them into their parts (docs/tokenizer.md T12); camel records that
+	// there was one.
+	queryParts, camel bool
 }
 
 // Tokenize splits src into tokens. query selects query tokenization (FTS5's
@@ -120,8 +124,20 @@ type emitter struct {
 // first one to the white space after it, is folded and segmented (general).
 // Tests check the stretches against folding and segmenting the whole text.
 func (opts Options) Tokenize(src []byte, query bool, o *Output) {
+	if opts.tokenize(src, query, false, o) && len(o.Tokens) > 1 {
+		// A camelCase word inside a longer query term (myFile.txt,
+		// parseSessionKey(x)): documents index the term's words at
+		// consecutive positions with such a word as its parts, so the
+		// query is the phrase of the parts (docs/tokenizer.md T12).
+		opts.tokenize(src, query, true, o)
+	}
+}
+
+// tokenize is one pass of Tokenize; it reports whether a query had a
+// camelCase word.
+func (opts Options) tokenize(src []byte, query, queryParts bool, o *Output) (camel bool) {
 	o.src = src
-	e := emitter{o: o, tokens: o.Tokens[:0], fb: append(o.Folded[:0], separator), src: src, query: query, trigram: opts.Trigram}
+	e := emitter{o: o, tokens: o.Tokens[:0], fb: append(o.Folded[:0], separator), src: src, query: query, trigram: opts.Trigram, queryParts: queryParts}
 	n := len(src)
 	for pos := 0; pos < n; {
 		k := nextSpecial(src, pos)
@@ -152,6 +168,7 @@ func (opts Options) Tokenize(src []byte, query bool, o *Output) {
 	}
 	e.flushRun()
 	o.Tokens, o.Folded = e.tokens, e.fb
+	return e.camel
 }
 
 // nextSpecial returns the index of the first byte at or after i that the
@@ -304,12 +321,13 @@ func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 			cuts &^= 1 << k
 		}
 	}
-	if cuts == 0 || e.query {
+	if cuts == 0 || e.query && !e.queryParts {
 		// A query has the whole word only (docs/tokenizer.md T12).
+		e.camel = e.camel || cuts != 0
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 		return
 	}
-	if cuts&(cuts-1) == 0 {
+	if cuts&(cuts-1) == 0 && !e.query {
 		// Two parts, the usual camelCase word: the whole, then the parts.
 		c := int32(i + bits.TrailingZeros64(cuts))
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
@@ -325,8 +343,20 @@ func (e *emitter) asciiEmit(i, j int, upper, lower uint64) {
 		prev = c
 	}
 	parts = append(parts, part{f0 + prev, f0 + int32(j), prev, int32(j)})
-	e.emitParts(parts)
+	if e.query {
+		e.emitQueryParts(parts)
+	} else {
+		e.emitParts(parts)
+	}
 	e.o.parts = parts[:0]
+}
+
+// emitQueryParts emits a query's camelCase word as its parts, at
+// consecutive positions.
+func (e *emitter) emitQueryParts(parts []part) {
+	for _, p := range parts {
+		e.tokens = push(e.tokens, p.f0, p.f1-p.f0, p.s0, p.s1, 0)
+	}
 }
 
 // asciiLong is asciiEmit for a word of more than 64 bytes, from its bytes.
@@ -340,7 +370,8 @@ func (e *emitter) asciiLong(i, j int) {
 	e.fb = appendLower(e.fb, src[i:j])
 	cuts, _ := asciiCamelCuts(src[i:j], int32(i), e.o.camel[:0])
 	e.o.camel = cuts
-	if len(cuts) == 0 || e.query {
+	if len(cuts) == 0 || e.query && !e.queryParts {
+		e.camel = e.camel || len(cuts) > 0
 		e.tokens = push(e.tokens, f0+int32(i), int32(j-i), int32(i), int32(j), 0)
 		return
 	}
@@ -349,7 +380,11 @@ func (e *emitter) asciiLong(i, j int) {
 		parts = append(parts, part{f0 + prev, f0 + c, prev, c})
 		prev = c
 	}
-	e.emitParts(parts)
+	if e.query {
+		e.emitQueryParts(parts)
+	} else {
+		e.emitParts(parts)
+	}
 	e.o.parts = parts[:0]
 }
 
@@ -618,8 +653,17 @@ func (e *emitter) word(a, b int) {
 	cuts := e.camelCuts(int32(a), int32(b))
 	text := e.fb
 	if e.query {
-		// A query has the whole word only (docs/tokenizer.md T12).
-		e.emit(int32(a), int32(b), 0)
+		e.camel = e.camel || len(cuts) > 0
+		if !e.queryParts || len(cuts) == 0 {
+			// A query has the whole word only (docs/tokenizer.md T12).
+			e.emit(int32(a), int32(b), 0)
+			return
+		}
+		prev := int32(a)
+		for _, c := range append(cuts, int32(b)) {
+			e.emit(prev, c, 0)
+			prev = c
+		}
 		return
 	}
 	joined := len(e.o.parts) > 0 && e.groupEnd < int32(a)
