@@ -314,9 +314,14 @@ func runSh(ctx context.Context, root, tmp string, exs []example) ([][]string, er
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc")
+	// The script is a file, so that a command reading its standard input
+	// (which is empty) cannot swallow the commands after it.
+	file := filepath.Join(tmp, "examples.sh")
+	if err := os.WriteFile(file, []byte(script.String()), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", file)
 	cmd.Dir = root
-	cmd.Stdin = strings.NewReader(script.String())
 	cmd.Env = append(os.Environ(),
 		"PATH="+filepath.Join(root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home,
@@ -494,7 +499,7 @@ func TestDocExampleFormat(t *testing.T) {
 	}
 	// A page whose shown output is wrong fails, naming the line.
 	bad := filepath.Join(dir, "bad.md")
-	if err := os.WriteFile(bad, []byte("```sh\n$ echo right\nwrong\n```\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("```sh\n$ echo right\nwrong\n$ cat\n$ echo after cat\nafter cat\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bare.md"), []byte("```sh\nmake demo\n```\n"), 0o644); err != nil {
@@ -514,5 +519,10 @@ func TestDocExampleFormat(t *testing.T) {
 	}
 	if matchLines(bp.sh[0].want, got[0]) || fmt.Sprint(got[0]) != "[right]" {
 		t.Errorf("echo right printed %q, and the page shows %q", got[0], bp.sh[0].want)
+	}
+	// A command that reads its standard input reads nothing, and the
+	// commands after it still run.
+	if len(got[1]) != 0 || !matchLines(bp.sh[2].want, got[2]) {
+		t.Errorf("cat printed %q, and the echo after it %q", got[1], got[2])
 	}
 }
