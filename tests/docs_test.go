@@ -526,3 +526,162 @@ func TestDocExampleFormat(t *testing.T) {
 		t.Errorf("cat printed %q, and the echo after it %q", got[1], got[2])
 	}
 }
+
+// A test reference on a page: the backticked names of a "Tests:" paragraph.
+var (
+	goFileRef  = regexp.MustCompile("^([\\w./-]+_test\\.go)(?: ((?:Test|Benchmark|Fuzz|Example)\\w*))?$")
+	sqlFileRef = regexp.MustCompile("^((?:tests/)?golden/[\\w.-]+\\.sql)(?: ([a-z0-9_]+\\*?))?$")
+	funcRef    = regexp.MustCompile("^(?:Test|Benchmark|Fuzz|Example)\\w*$")
+	caseRef    = regexp.MustCompile("^[a-z0-9_]+\\*?$")
+	backticked = regexp.MustCompile("`([^`]+)`")
+)
+
+// testRefProblems checks that every test a page names in its "Tests:"
+// paragraphs exists: each file, each function named with its file, each
+// function named alone (in some test file of the repository), and each
+// golden case id or case id prefix (name_*), in the golden file named with
+// it, or alone (in some golden file).
+func testRefProblems(root, rel string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		return nil, err
+	}
+	goFuncs := map[string]map[string]bool{} // file → test functions
+	readGo := func(file string) (map[string]bool, error) {
+		if fs, ok := goFuncs[file]; ok {
+			return fs, nil
+		}
+		b, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			return nil, err
+		}
+		fs := map[string]bool{}
+		for _, m := range regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`).FindAllSubmatch(b, -1) {
+			fs[string(m[1])] = true
+		}
+		goFuncs[file] = fs
+		return fs, nil
+	}
+	cases := map[string][]string{} // golden file → case ids
+	readSQL := func(file string) ([]string, error) {
+		if cs, ok := cases[file]; ok {
+			return cs, nil
+		}
+		b, err := os.ReadFile(filepath.Join(root, "tests", strings.TrimPrefix(file, "tests/")))
+		if err != nil {
+			return nil, err
+		}
+		var cs []string
+		for _, m := range regexp.MustCompile(`(?mi)^select '([^'|]+)', `).FindAllSubmatch(b, -1) {
+			cs = append(cs, string(m[1]))
+		}
+		cases[file] = cs
+		return cs, nil
+	}
+	allTests, _ := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
+	more, _ := filepath.Glob(filepath.Join(root, "*", "*", "*_test.go"))
+	allTests = append(allTests, more...)
+	allGolden, _ := filepath.Glob(filepath.Join(root, "tests", "golden", "*.sql"))
+	anyFunc := func(name string) bool {
+		for _, f := range allTests {
+			r, _ := filepath.Rel(root, f)
+			if fs, err := readGo(r); err == nil && fs[name] {
+				return true
+			}
+		}
+		return false
+	}
+	hasCase := func(ids []string, ref string) bool {
+		for _, id := range ids {
+			if id == ref || strings.HasSuffix(ref, "*") && strings.HasPrefix(id, strings.TrimSuffix(ref, "*")) {
+				return true
+			}
+		}
+		return false
+	}
+	anyCase := func(ref string) bool {
+		for _, f := range allGolden {
+			if ids, err := readSQL("golden/" + filepath.Base(f)); err == nil && hasCase(ids, ref) {
+				return true
+			}
+		}
+		return false
+	}
+	var problems []string
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		at := strings.Index(lines[i], "Tests:")
+		if at < 0 {
+			continue
+		}
+		start := i + 1
+		para := lines[i][at:]
+		for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" && !strings.HasPrefix(lines[i+1], "```") {
+			i++
+			para += " " + lines[i]
+		}
+		curGo, curSQL := "", ""
+		golden := false
+		for _, m := range backticked.FindAllStringSubmatch(para, -1) {
+			ref := m[1]
+			switch {
+			case goFileRef.MatchString(ref):
+				g := goFileRef.FindStringSubmatch(ref)
+				fs, err := readGo(g[1])
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%s:%d: %s does not exist", rel, start, g[1]))
+					curGo = ""
+					continue
+				}
+				curGo = g[1]
+				if g[2] != "" && !fs[g[2]] {
+					problems = append(problems, fmt.Sprintf("%s:%d: %s has no func %s", rel, start, g[1], g[2]))
+				}
+			case sqlFileRef.MatchString(ref):
+				g := sqlFileRef.FindStringSubmatch(ref)
+				ids, err := readSQL(g[1])
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%s:%d: %s does not exist", rel, start, g[1]))
+					curSQL = ""
+					continue
+				}
+				curSQL, golden = g[1], true
+				if g[2] != "" && !hasCase(ids, g[2]) {
+					problems = append(problems, fmt.Sprintf("%s:%d: %s has no case %s", rel, start, g[1], g[2]))
+				}
+			case funcRef.MatchString(ref):
+				if !goFuncs[curGo][ref] && !anyFunc(ref) {
+					problems = append(problems, fmt.Sprintf("%s:%d: no test file has func %s", rel, start, ref))
+				}
+			case caseRef.MatchString(ref) && (golden || strings.Contains(para, "golden")):
+				if !hasCase(cases[curSQL], ref) && !anyCase(ref) {
+					problems = append(problems, fmt.Sprintf("%s:%d: no golden file has case %s", rel, start, ref))
+				}
+			}
+		}
+	}
+	return problems, nil
+}
+
+// TestDocTestsExist: every test that a page's rules name exists, so that a
+// renamed or removed test cannot leave a rule claiming a check it lost.
+func TestDocTestsExist(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := docPages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		rel, _ := filepath.Rel(root, path)
+		problems, err := testRefProblems(root, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
+	}
+}
