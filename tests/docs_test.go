@@ -40,6 +40,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
 // An example is one SQL statement (or dot-command) or one shell command,
@@ -682,6 +684,109 @@ func TestDocTestsExist(t *testing.T) {
 		}
 		for _, p := range problems {
 			t.Error(p)
+		}
+	}
+}
+
+// TestDocOptionTables: the options tables of docs/search.md (Q5 common, Q6
+// search, Q7 history) state each option's type, range and default as the
+// option tables of package sqlfuncs do, and name no option that does not
+// exist: the page may restate a range, but never a different one.
+func TestDocOptionTables(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "search.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]map[string][]string{} // rule → option → cells
+	rule := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := regexp.MustCompile(`^\*\*(Q\d+)\.`).FindStringSubmatch(line); m != nil {
+			rule = m[1]
+		}
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if tables[rule] == nil {
+			tables[rule] = map[string][]string{}
+		}
+		tables[rule][strings.Trim(cells[0], "`")] = cells
+	}
+	common := sqlfuncs.VisibilityOptionSpecs()
+	if caller, ok := sqlfuncs.SearchOptionSpecs().Lookup("caller"); ok {
+		common = append(sqlfuncs.OptionSpecs{caller}, common...)
+	}
+	without := func(specs, drop sqlfuncs.OptionSpecs) sqlfuncs.OptionSpecs {
+		var out sqlfuncs.OptionSpecs
+		for _, s := range specs {
+			if _, ok := drop.Lookup(s.Name); !ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		rule  string
+		specs sqlfuncs.OptionSpecs
+	}{
+		{"Q5", common},
+		{"Q6", without(sqlfuncs.SearchOptionSpecs(), common)},
+		{"Q7", without(sqlfuncs.HistoryOptionSpecs(), common)},
+	} {
+		rows := tables[c.rule]
+		for name := range rows {
+			if _, ok := c.specs.Lookup(name); !ok {
+				t.Errorf("docs/search.md %s lists option %q, which sqlfuncs does not have there", c.rule, name)
+			}
+		}
+		for _, s := range c.specs {
+			cells, ok := rows[s.Name]
+			if !ok {
+				t.Errorf("docs/search.md %s does not list option %q", c.rule, s.Name)
+				continue
+			}
+			typ, def := cells[1], cells[2]
+			var want []string
+			switch s.Type {
+			case sqlfuncs.TypeInteger:
+				want = []string{fmt.Sprintf("integer %d..%d", s.Min, s.Max)}
+			case sqlfuncs.TypeBoolean:
+				want = []string{"boolean"}
+			case sqlfuncs.TypeTime:
+				want = []string{"epoch ms", "RFC 3339"}
+			case sqlfuncs.TypeString:
+				for _, v := range s.Enum {
+					want = append(want, "`"+v+"`")
+				}
+				if s.Enum == nil {
+					want = []string{"string"}
+				}
+			}
+			if s.Required {
+				want = append(want, "required")
+			}
+			for _, w := range want {
+				if !strings.Contains(typ, w) {
+					t.Errorf("docs/search.md %s: option %q has type %q, which does not say %q", c.rule, s.Name, typ, w)
+				}
+			}
+			wantDef := ""
+			switch d := s.Default.(type) {
+			case nil:
+			case string:
+				wantDef = "`" + d + "`"
+			default:
+				wantDef = fmt.Sprint(d)
+			}
+			if s.Type == sqlfuncs.TypeObject {
+				wantDef = def // described in words
+			}
+			if def != wantDef {
+				t.Errorf("docs/search.md %s: option %q has default %q, sqlfuncs %q", c.rule, s.Name, def, wantDef)
+			}
 		}
 	}
 }
