@@ -10,7 +10,7 @@ import (
 )
 
 // readerText is the searchable text of an event as a reader of the file
-// would find it, following the contract: user and assistant messages; the
+// would find it, following docs/store.md S3: user and assistant messages; the
 // string content, else message.text, else the text, input_text and
 // output_text blocks joined by newlines.
 func readerText(line []byte) (role, text string, searchable bool) {

@@ -22,7 +22,7 @@ type MaintainOptions struct {
 }
 
 // Maintain starts the upkeep of a database that a long-running program
-// writes (docs/store.md S14), until stop is called or the database is
+// writes (docs/store.md S17), until stop is called or the database is
 // closed:
 //
 //   - Sessions left pending (bulk loads, rewinds too big for the writer's

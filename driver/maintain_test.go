@@ -10,7 +10,7 @@ import (
 	"github.com/sessionsearch/sessionsearch/driver"
 )
 
-// docs/store.md S14: with Maintain, a pending session is reconciled with no
+// docs/store.md S17: with Maintain, a pending session is reconciled with no
 // caller asking, and the write-ahead log is brought back under its limit
 // while readers search without pause.
 func TestMaintain(t *testing.T) {

@@ -11,9 +11,11 @@ import (
 	"github.com/sessionsearch/sessionsearch/extension"
 )
 
-// readmeSearchSQL returns the single SELECT the README shows.
-func readmeSearchSQL(t *testing.T) string {
-	b, err := os.ReadFile("../README.md")
+// shownSearchSQL returns the single SELECT that a page shows between
+// <!-- search-sql --> and <!-- /search-sql -->.
+func shownSearchSQL(t *testing.T, page string) string {
+	t.Helper()
+	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,19 +23,30 @@ func readmeSearchSQL(t *testing.T) string {
 	start := strings.Index(s, "<!-- search-sql -->")
 	end := strings.Index(s, "<!-- /search-sql -->")
 	if start < 0 || end < start {
-		t.Fatal("README.md has no <!-- search-sql --> block")
+		t.Fatalf("%s has no <!-- search-sql --> block", page)
+	}
+	if strings.Count(s, "<!-- search-sql -->") != 1 {
+		t.Fatalf("%s has more than one <!-- search-sql --> block", page)
 	}
 	block := s[start:end]
-	block = block[strings.Index(block, "```sql")+len("```sql") : strings.LastIndex(block, "```")]
+	open := strings.Index(block, "```sql")
+	if open < 0 {
+		t.Fatalf("%s: the <!-- search-sql --> block has no ```sql fence", page)
+	}
+	block = block[open+len("```sql") : strings.LastIndex(block, "```")]
 	return strings.TrimSpace(block)
 }
 
-// The README's single SELECT is the statement sessions_search runs, and
-// returns the same rows.
+// The single SELECT that README.md and docs/search.md show is the statement
+// sessions_search runs (docs/search.md Q17), and returns the same rows.
 func TestReadmeSelect(t *testing.T) {
-	readme := readmeSearchSQL(t)
-	if readme != strings.TrimSpace(extension.SearchSQL) {
-		t.Fatalf("README.md's SELECT differs from extension.SearchSQL:\n%s\n---\n%s", readme, extension.SearchSQL)
+	var readme string
+	for _, page := range []string{"../README.md", "../docs/search.md"} {
+		shown := shownSearchSQL(t, page)
+		if shown != strings.TrimSpace(extension.SearchSQL) {
+			t.Fatalf("%s's SELECT differs from extension.SearchSQL:\n%s\n---\n%s", page, shown, extension.SearchSQL)
+		}
+		readme = shown
 	}
 	w := newWorld(t)
 	w.session("agent:main:main", "", "the weather in 東京 today", "sunny weather tomorrow", "rain")

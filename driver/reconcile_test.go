@@ -170,7 +170,7 @@ func BenchmarkReconcileBigSession(b *testing.B) {
 	b.ReportMetric(one.Seconds()/float64(b.N), "s/one-call")
 }
 
-// docs/store.md S10: migrate and reconcile wait for another connection's
+// docs/store.md S16: migrate and reconcile wait for another connection's
 // write transaction, as SQLite's own statements do under the busy timeout,
 // instead of failing at once with "database is locked".
 func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {

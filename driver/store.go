@@ -46,7 +46,7 @@ func Migrate(ctx context.Context, e execer) (int, error) {
 // SQLite cannot turn into a write transaction by waiting: without the lock
 // taken first they fail at once with "database is locked" whenever another
 // connection writes, whatever the busy timeout. BEGIN IMMEDIATE waits for it
-// (docs/store.md S10).
+// (docs/store.md S16).
 func writing(ctx context.Context, e execer, fn func(execer) error) error {
 	var conn *sql.Conn
 	switch v := e.(type) {

@@ -18,8 +18,8 @@ import (
 // The model-based test of the transcript store: random appends, branches,
 // rewinds, side entries, entries without ids, duplicate ids, deletes,
 // bulk loading and reconciles, in random transaction groupings with
-// rollbacks, compared after every step with a model of the contract's
-// active-path rules written independently of package transcript.
+// rollbacks, compared after every step with a model of the active-path
+// rules (docs/store.md S4-S6) written independently of package transcript.
 
 // modelEvent is an event as the model sees it.
 type modelEvent struct {
@@ -444,7 +444,7 @@ func TestRollbackLeavesIndex(t *testing.T) {
 	}
 }
 
-// Events written before sessionsearch_migrate() (the contract's tables,
+// Events written before sessionsearch_migrate() (the tables of docs/store.md S1,
 // created by someone else) become pending sessions that sessions_reconcile
 // indexes; events whose session has no row get one.
 func TestMigrateExistingEvents(t *testing.T) {

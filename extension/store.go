@@ -154,7 +154,7 @@ func fnKeyProblem(c *call) error {
 
 // busyHint says how to wait for another writer: a function that writes from
 // inside a SELECT cannot, since SQLite does not wait to turn a read
-// transaction into a write one (docs/store.md S10).
+// transaction into a write one (docs/store.md S16).
 func busyHint(err error) error {
 	var se *sqliteErr
 	if errors.As(err, &se) && se.code&0xff == sqliteBusy {

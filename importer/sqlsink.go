@@ -20,7 +20,7 @@ type SQLSink struct {
 	stored        *sql.Stmt
 }
 
-// Statements of the transcript store (CONTRACT.md, "The transcript store").
+// Statements of the transcript store (docs/store.md S1, S10).
 const (
 	// A session imported again keeps its links; links it lacked are filled.
 	insertSessionSQL = `INSERT INTO sessions(session_key, spawned_by, parent_session_key, created_at)

@@ -42,7 +42,7 @@ func TestRedactFamilies(t *testing.T) {
 	}
 }
 
-// TestRedactNoLeakUnderCuts is the property of the contract: however a
+// TestRedactNoLeakUnderCuts is docs/redaction.md R1 and R5: however a
 // snippet window or a highlight cuts through a secret, no 8 consecutive
 // characters of it survive. Each sample is cut at every character from the
 // left ("…" + rest, as a snippet window writes it) and from the right (with

@@ -73,7 +73,7 @@ type Appending struct {
 // an event that is not a JSON object with a type, a seq that was stored
 // before, a seq out of range, an index built by another version. An event
 // out of order, or any event while this connection defers indexing, marks
-// the session pending (docs/store.md S5-S9).
+// the session pending (docs/store.md S8, S10, S12).
 func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	key, seq := a.SessionKey, a.Seq
 	switch {

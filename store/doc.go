@@ -9,7 +9,7 @@
 // connection's transaction. The rules are in docs/store.md; the active path
 // itself is package transcript's.
 //
-// How an append is indexed (docs/store.md S5-S7):
+// How an append is indexed (docs/store.md S7-S8):
 //
 //   - An appended event that extends the active path (the common case) is
 //     indexed by the trigger's own SQL, compiled once with the INSERT. Ids

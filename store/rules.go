@@ -4,7 +4,7 @@ import "github.com/sessionsearch/sessionsearch/transcript"
 
 // The store's rules, as pure functions: what an append does to a session's
 // tip, when a session is deferred, and which entries a replay turns on or
-// off. docs/store.md S5-S8; the active path itself is package transcript's.
+// off. docs/store.md S4-S8; the active path itself is package transcript's.
 
 // A branch or a rewind is indexed in the same transaction while the
 // session has at most MaxInlineEntries entries and MaxInlineMessages

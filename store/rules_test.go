@@ -12,7 +12,7 @@ func msg(id, parent string, hasParent bool) transcript.Entry {
 	return transcript.Entry{Type: "message", ID: id, HasParent: hasParent, ParentID: parent, Role: "user", Message: true}
 }
 
-// docs/store.md S5-S6: what an append does to the tip.
+// docs/store.md S4-S6: what an append does to the tip.
 func TestAppended(t *testing.T) {
 	leafAt := func(seq int64, key string, messages int64) Tip { return Tip{Leaf: seq, Key: key, Messages: messages} }
 	side := msg("s", "", false)

@@ -1,7 +1,7 @@
 //go:build sqlite_fts5
 
 // Package tests holds sessionsearch's cross-host tests: the same SQL runs in
-// the four hosts the contract names, and each must give the same rows.
+// the four hosts README.md names, and each must give the same rows.
 //
 //   - sqlite3: Debian's shell, `.load` of the loadable extension
 //   - python: Debian's /usr/bin/python3 and its sqlite3 module (hosts/run_sql.py)

@@ -1,6 +1,6 @@
 package transcript
 
-// The active path of a session (contract, "The transcript store"):
+// The active path of a session (docs/store.md S4-S6):
 //
 //   - Each appended entry that has an id becomes the leaf, except a leaf
 //     entry, which moves the leaf to its targetId, and an entry with
@@ -21,7 +21,7 @@ package transcript
 //     cycle. A parentId that names no earlier entry (none, or one appended
 //     later: in practice, a line lost to damage) is read as no parentId:
 //     the entry hangs from the leaf at the time it is appended, so one lost
-//     line does not hide the transcript before it (docs/store.md S4).
+//     line does not hide the transcript before it (docs/store.md S6).
 //   - A leaf entry whose target names no earlier entry leaves the leaf
 //     where it is.
 //

@@ -223,7 +223,7 @@ func TestFixturePaths(t *testing.T) {
 
 // TestLostLine loses each line of each real transcript in turn (a line that
 // cannot be read is skipped by import): every other entry on the original
-// path stays on the path (docs/store.md S4), so one bad line never hides the
+// path stays on the path (docs/store.md S6), so one bad line never hides the
 // transcript before it.
 func TestLostLine(t *testing.T) {
 	for _, f := range fixtures.Files() {

@@ -88,8 +88,9 @@ func objectKeys(t *testing.T, js string) []string {
 	return keys
 }
 
-// search --json and history --json print the contract's JSON: exactly its
-// fields, with their types, in its order; flags may follow the query.
+// search --json and history --json print the JSON of docs/search.md Q13 and
+// Q16: exactly its fields, with their types, in its order; flags may follow
+// the query.
 func TestJSONOutput(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)

@@ -11,8 +11,8 @@ import (
 )
 
 // What a reader of each fixture transcript expects to be searchable,
-// computed here from the JSONL with the contract's rules, independently of
-// the store ("The transcript store" in CONTRACT.md):
+// computed here from the JSONL with the rules of docs/store.md S3-S6,
+// independently of the store:
 //
 //   - The active leaf: each entry with an id becomes the leaf, except a
 //     leaf entry (the leaf moves to its targetId) and an appendMode "side"

@@ -61,7 +61,7 @@ func searchJSON(t *testing.T, dbFile string, args ...string) driver.SearchResult
 }
 
 // Importing every fixture transcript: each becomes a session whose
-// searchable messages, by id and role, are the ones the contract's rules
+// searchable messages, by id and role, are the ones docs/store.md S3-S6
 // give for the file (as SOURCES.md describes its branches), and whose text
 // is found, while thinking, tool results and abandoned branches are not.
 func TestImportFixtures(t *testing.T) {

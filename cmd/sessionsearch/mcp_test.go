@@ -76,7 +76,8 @@ func inputSchema(t *testing.T, tool *mcp.Tool) (props, required []string) {
 }
 
 // A real MCP client lists the two tools and calls them; the answers are the
-// contract's JSON, and a bad argument is a tool error the agent can read.
+// JSON of docs/search.md Q13 and Q16, and a bad argument is a tool error the
+// agent can read.
 func TestMCPServer(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)

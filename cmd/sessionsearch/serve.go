@@ -64,7 +64,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer store.Close()
 	// A service writes for long: pending sessions are reconciled and the
-	// log kept bounded beside it (docs/store.md S14).
+	// log kept bounded beside it (docs/store.md S17).
 	stopMaintain := store.Maintain(driver.MaintainOptions{})
 	defer stopMaintain()
 	ln, err := net.Listen("tcp", *listen)

@@ -120,7 +120,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	// Following, the database is written for long: its upkeep runs beside
-	// (docs/store.md S14).
+	// (docs/store.md S17).
 	stop := store.Maintain(driver.MaintainOptions{})
 	defer stop()
 	if err := push(ctx, store); err != nil {
