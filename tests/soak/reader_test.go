@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
@@ -274,4 +275,35 @@ func goCheckHistory(ctx context.Context, tx *sql.Tx, cfg readerConfig, sess stri
 		emit(readerLine{Mismatch: &finding{Commit: commit, Query: desc, Expected: expected, Got: got}})
 	}
 	return nil
+}
+
+// The readers' rule for a search, in Go (reader.py and reader.js follow
+// it line for line).
+func TestCheckSearch(t *testing.T) {
+	many := make([]string, searchLimit+5)
+	for i := range many {
+		many[i] = fmt.Sprintf("s/m%02d", i)
+	}
+	for _, c := range []struct {
+		name                string
+		expected, hits      []string
+		truncated, indexing bool
+		problem             string
+	}{
+		{"exact", []string{"s/a", "s/b"}, []string{"s/b", "s/a"}, false, false, ""},
+		{"none", []string{}, []string{}, false, false, ""},
+		{"missing", []string{"s/a", "s/b"}, []string{"s/a"}, false, false, "the hits are not the expected set"},
+		{"extra", []string{"s/a"}, []string{"s/a", "s/c"}, false, false, "the hits are not the expected set"},
+		{"truncated but complete", []string{"s/a"}, []string{"s/a"}, true, false, "truncated with every hit returned"},
+		{"indexing", []string{"s/a"}, []string{"s/a"}, false, true, "indexing is true"},
+		{"repeated", []string{"s/a", "s/b"}, []string{"s/a", "s/a"}, false, false, "a hit is repeated"},
+		{"over the limit", many, many[3 : 3+searchLimit], true, false, ""},
+		{"over the limit, not truncated", many, many[:searchLimit], false, false, "more hits than the limit, but not truncated"},
+		{"over the limit, too few", many, many[:searchLimit-1], true, false, "24 hits, expected the limit 25"},
+		{"over the limit, a stranger", many, append(slices.Clone(many[:searchLimit-1]), "s/zz"), true, false, "hit s/zz is not expected"},
+	} {
+		if got := checkSearch(slices.Clone(c.expected), c.hits, c.truncated, c.indexing); got != c.problem {
+			t.Errorf("%s: checkSearch = %q, want %q", c.name, got, c.problem)
+		}
+	}
 }

@@ -32,6 +32,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -120,7 +121,6 @@ func micros(us []int64) []time.Duration {
 
 // writer is the soak's one writer and its model.
 type writer struct {
-	t        *testing.T
 	db       *driver.DB
 	gen      *generator
 	sessions map[string]*session
@@ -310,14 +310,14 @@ func TestSoak(t *testing.T) {
 	if _, err := db.ExecContext(ctx, soakSchema); err != nil {
 		t.Fatal(err)
 	}
-	w := &writer{t: t, db: db, sessions: map[string]*session{}, ops: map[string]int{}, lat: latencies{},
+	w := &writer{db: db, sessions: map[string]*session{}, ops: map[string]int{}, lat: latencies{},
 		gen: &generator{rng: rand.New(rand.NewPCG(seed, 2)), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	for _, key := range sessionKeys {
 		w.sessions[key] = &session{key: key, leaf: -1}
 	}
 	// Commit 1 creates the caller's session, so every reader finds a
 	// commit and a caller.
-	for w.sessions[caller].exists == false {
+	for !w.sessions[caller].exists {
 		if err := w.step(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -458,13 +458,7 @@ func TestSoak(t *testing.T) {
 	var report strings.Builder
 	fmt.Fprintf(&report, "soak report (%d s, seed %d)\n", seconds, seed)
 	fmt.Fprintf(&report, "  writer: %d commits; changes:", w.commit)
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range w.ops {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(w.ops)) {
 		fmt.Fprintf(&report, " %s %d,", k, w.ops[k])
 	}
 	fmt.Fprintf(&report, "\n  readers: %d queries, %d hits checked; final state: %d hits checked\n", checked, hits, finalHits)
