@@ -132,8 +132,10 @@ func FuzzHistoryOptions(f *testing.F) {
 
 // FuzzMatch: sessions_match turns any query into an expression that FTS5
 // accepts, in the store's index and in a table of one's own in either CJK
-// mode; it refuses only an empty or an overlong query, naming itself; and
-// sessions_search runs the same query without error.
+// mode; it refuses only an empty or an overlong query, naming itself; a
+// text that is the query itself is found by it (unless no term of the
+// query has a token); and sessions_search runs the same query without
+// error.
 func FuzzMatch(f *testing.F) {
 	db := fuzzDB(f)
 	for _, s := range []string{
@@ -147,7 +149,9 @@ func FuzzMatch(f *testing.F) {
 	if _, err := db.Exec(`CREATE VIRTUAL TABLE own_unigram USING fts5(body, tokenize='sessionsearch');
 		CREATE VIRTUAL TABLE own_trigram USING fts5(body, tokenize='sessionsearch cjk trigram');
 		INSERT INTO own_unigram(body) VALUES ('東京の天気 weather report.txt'), ('ユーザIDを parseSessionKey');
-		INSERT INTO own_trigram(body) SELECT body FROM own_unigram;`); err != nil {
+		INSERT INTO own_trigram(body) SELECT body FROM own_unigram;
+		CREATE VIRTUAL TABLE own_self USING fts5(body, tokenize='sessionsearch');
+		CREATE VIRTUAL TABLE own_self_trigram USING fts5(body, tokenize='sessionsearch cjk trigram');`); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, query string, prefix bool) {
@@ -164,6 +168,17 @@ func FuzzMatch(f *testing.F) {
 			var n int
 			if err := db.QueryRow(`SELECT count(*) FROM `+table+` WHERE `+table+` MATCH ?1`, expr).Scan(&n); err != nil {
 				t.Fatalf("%s = %q: MATCH on %s: %v", call, expr, table, err)
+			}
+		}
+		if expr != `""` && utf8.ValidString(query) {
+			for _, table := range []string{"own_self", "own_self_trigram"} {
+				var n int
+				if _, err := db.Exec(`DELETE FROM `+table+`; INSERT INTO `+table+`(body) VALUES (?1)`, query); err != nil {
+					t.Fatal(err)
+				}
+				if err := db.QueryRow(`SELECT count(*) FROM `+table+` WHERE `+table+` MATCH ?1`, expr).Scan(&n); err != nil || n != 1 {
+					t.Fatalf("%s = %q does not find the text %q in %s (%d rows, %v)", call, expr, query, table, n, err)
+				}
 			}
 		}
 		opts := fmt.Sprintf(`{"caller":"agent:main:main","prefix":%v}`, prefix)
