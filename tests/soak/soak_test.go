@@ -4,7 +4,8 @@
 // Python, Node and Go on one SQLite file in WAL mode, for a set time, every
 // result checked against the writer's model.
 //
-// The writer (this process, through the driver) creates sessions, appends
+// The writer (this process, through the driver, with driver.Maintain
+// running as a long-running writer's should) creates sessions, appends
 // messages and tool calls, branches, starts new roots, rewinds with leaf
 // entries, deletes sessions and creates them again, and sometimes rolls a
 // transaction back or puts several changes in one. In the transaction of
@@ -310,6 +311,10 @@ func TestSoak(t *testing.T) {
 	if _, err := db.ExecContext(ctx, soakSchema); err != nil {
 		t.Fatal(err)
 	}
+	// What a long-running writer does: background reconcile and a bounded
+	// WAL (docs/store.md S14).
+	stopMaintain := db.Maintain(driver.MaintainOptions{})
+	defer stopMaintain()
 	w := &writer{db: db, sessions: map[string]*session{}, ops: map[string]int{}, lat: latencies{},
 		gen: &generator{rng: rand.New(rand.NewPCG(seed, 2)), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	for _, key := range sessionKeys {
