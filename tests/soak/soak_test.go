@@ -412,6 +412,12 @@ func TestSoak(t *testing.T) {
 		search, history := s.expected()
 		for i, v := range vocabulary {
 			res, err := db.Search(ctx, v.Query, driver.SearchOptions{Options: driver.Options{Caller: caller}, Limit: searchLimit, SessionKey: key})
+			if !s.exists {
+				if err == nil || !strings.Contains(err.Error(), "sessions_search") {
+					t.Errorf("final search for %q in deleted %s: expected an error naming sessions_search, got %v, %v", v.Query, key, res, err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("final search for %q in %s: %v", v.Query, key, err)
 				continue
