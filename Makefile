@@ -1,5 +1,7 @@
 # sessionsearch: `make` builds dist/ and bin/, `make demo` runs the demo,
-# `make test` runs every test, `make bench` the benchmarks.
+# `make test` runs every test, `make bench` the benchmarks, `make soak` the
+# soak (SOAK_SECONDS, default 600) and `make fuzz` every fuzz target in turn
+# (FUZZ_SECONDS each, default 300).
 
 GO      ?= go
 TAGS    := sqlite_fts5
@@ -12,7 +14,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test bench deps build-deps check generate clean
+.PHONY: all demo test bench soak fuzz deps build-deps check generate clean
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -52,6 +54,31 @@ check:
 
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+
+# tests/soak: a writer and readers in Python, Node and Go on one database;
+# `make test` runs it for 3 seconds.
+SOAK_SECONDS ?= 600
+SOAK_READERS ?= 2
+soak: deps
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_READERS=$(SOAK_READERS) $(GO) test -tags $(TAGS) -count=1 -v \
+		-run '^TestSoak$$' -timeout $$(( $(SOAK_SECONDS) + 1200 ))s ./tests/soak/
+
+# Every `func Fuzz...` of every _test.go, one after another; their seed
+# corpora (testdata/fuzz) run in `make test` as ordinary tests. A failing
+# target leaves its input in its package's testdata/fuzz and the run goes
+# on to the next. Minimizing is capped by count: the SQL targets take
+# milliseconds an input, and the default 60 s of minimizing per new input
+# would use up the whole run.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@failed=""; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v node_modules | sort); do \
+		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "== $$(dirname $$file) $$target ($(FUZZ_SECONDS)s)"; \
+			$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZ_SECONDS)s \
+				-fuzzminimizetime 100x $$(dirname $$file) || failed="$$failed $$target"; \
+		done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 # Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0).
 generate:
