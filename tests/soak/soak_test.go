@@ -312,7 +312,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What a long-running writer does: background reconcile and a bounded
-	// WAL (docs/store.md S14).
+	// WAL (docs/store.md S17).
 	stopMaintain := db.Maintain(driver.MaintainOptions{})
 	defer stopMaintain()
 	w := &writer{db: db, sessions: map[string]*session{}, ops: map[string]int{}, lat: latencies{},
