@@ -1,0 +1,265 @@
+//go:build libsqlite3 && sqlite_fts5
+
+package cluster_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/dqlite/guard"
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+)
+
+// searches are run on every node and on a local file with the same data;
+// each finds something in the fixtures.
+var searches = []struct{ query, options string }{
+	{"the", `{"caller":"agent:main:main","limit":25}`},
+	{"error", `{"caller":"agent:main:main","order":"recent"}`},
+	{"ollama", `{"caller":"agent:main:main"}`},
+	{"telegram", `{"caller":"agent:main:main","snippetChars":80}`},
+	{"用户", `{"caller":"agent:main:main"}`},
+	{"こと", `{"caller":"agent:main:main"}`},
+	{"що", `{"caller":"agent:main:main"}`},
+	{"session", `{"caller":"agent:main:en-telegram-rewind-fad751fa","visibility":"self"}`},
+}
+
+func importFixtures(ctx context.Context, db *sql.DB) error {
+	for _, f := range fixtures.Files() {
+		key := "agent:main:" + strings.TrimSuffix(f.Name, ".jsonl")
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_key) VALUES (?1)`, key); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		for seq, line := range f.Lines {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`, key, seq, string(line)); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("%s line %d: %w", f.Name, seq+1, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("%s: commit: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+func runSearches(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	var out []string
+	for _, s := range searches {
+		var js string
+		if err := db.QueryRow(`SELECT sessions_search(?1, ?2)`, s.query, s.options).Scan(&js); err != nil {
+			t.Fatalf("sessions_search(%q): %v", s.query, err)
+		}
+		out = append(out, js)
+	}
+	return out
+}
+
+// localSearches loads the fixtures into a local file through the driver and
+// runs the searches there: what every node of the cluster must answer.
+func localSearches(t *testing.T) []string {
+	db, err := driver.Open(filepath.Join(t.TempDir(), "local.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := importFixtures(ctx, db.DB); err != nil {
+		t.Fatal(err)
+	}
+	out := runSearches(t, db.DB)
+	for i, js := range out {
+		if strings.HasPrefix(js, `{"results":[]`) {
+			t.Fatalf("search %q finds nothing in the fixtures: pick another", searches[i].query)
+		}
+	}
+	return out
+}
+
+// everyNode makes each node the leader in turn, so that the statements read
+// its copy, and calls f.
+func (c *cluster) everyNode(f func(id uint64)) {
+	for _, p := range c.nodes {
+		c.transfer(p.id)
+		f(p.id)
+	}
+}
+
+func sameAnswers(t *testing.T, id uint64, got, want []string) {
+	t.Helper()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("node %d: sessions_search(%q, %s)\n got %.300s\nwant %.300s", id, searches[i].query, searches[i].options, got[i], want[i])
+		}
+	}
+}
+
+// TestCluster: 3 nodes as processes; the fixtures imported through one; the
+// same answers from every node's copy; the traps refused (docs/cluster.md
+// K1, K2) and a 20 MB transaction (K5); kill -9 of the leader, a new one
+// within 15 s, writes through it, and the old node catching up (K7).
+func TestCluster(t *testing.T) {
+	want := localSearches(t)
+	c := newCluster(t, 3)
+	ctx := context.Background()
+	if err := importFixtures(ctx, c.db); err != nil {
+		t.Fatal(err)
+	}
+	c.everyNode(func(id uint64) { sameAnswers(t, id, runSearches(t, c.db), want) })
+
+	t.Run("traps", func(t *testing.T) {
+		// Trap 1: a writing function sent as a query.
+		var v int
+		err := c.db.QueryRow(`SELECT sessionsearch_migrate()`).Scan(&v)
+		var ge *guard.Error
+		if !errors.As(err, &ge) || ge.Rule != "K1" || ge.Name != "sessionsearch_migrate" {
+			t.Fatalf("QueryRow(SELECT sessionsearch_migrate()) = %v, want the guard's K1 refusal", err)
+		}
+		if err := c.db.QueryRow(`INSERT INTO sessions(session_key) VALUES ('agent:main:trap') RETURNING session_key`).Scan(new(string)); !errors.As(err, &ge) || ge.Rule != "K1" {
+			t.Fatalf("INSERT ... RETURNING as a query = %v, want the guard's K1 refusal", err)
+		}
+		// Trap 2: a writing function whose result is a row, sent as an exec.
+		if _, err := c.db.Exec(`SELECT sessions_reconcile(10)`); !errors.As(err, &ge) || ge.Rule != "K2" || ge.Name != "sessions_reconcile" {
+			t.Fatalf("Exec(SELECT sessions_reconcile(10)) = %v, want the guard's K2 refusal", err)
+		}
+		// The wrapped forms work, and the cluster took no harm: the
+		// leader writes and every node stays up with the same answers.
+		if v, err := guard.Migrate(ctx, c.db); err != nil || v < 1 {
+			t.Fatalf("guard.Migrate = %d, %v", v, err)
+		}
+		if pending, err := guard.Reconcile(ctx, c.db, 50*time.Millisecond); err != nil || pending != 0 {
+			t.Fatalf("guard.Reconcile = %d pending, %v", pending, err)
+		}
+		if _, err := c.db.Exec(`INSERT INTO sessions(session_key) VALUES ('agent:main:after-traps')`); err != nil {
+			t.Fatalf("a write after the refused traps: %v", err)
+		}
+		for _, p := range c.nodes {
+			if !c.alive(p) {
+				t.Fatalf("node %d exited after the traps", p.id)
+			}
+		}
+		var n int
+		if err := c.db.QueryRow(`SELECT count(*) FROM sessions WHERE session_key = 'agent:main:trap'`).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the refused INSERT ... RETURNING left %d rows (%v)", n, err)
+		}
+	})
+
+	t.Run("20MB transaction", func(t *testing.T) { bigTransaction(t, c) })
+	// Scores are BM25's, over the whole index: new rows change them, so
+	// the answers to compare with are now those of the leader's copy.
+	want = runSearches(t, c.db)
+	c.everyNode(func(id uint64) { sameAnswers(t, id, runSearches(t, c.db), want) })
+
+	// Kill -9 the leader: a new one within 15 s, the same answers.
+	old := c.waitLeader(10*time.Second, 0)
+	killed := time.Now()
+	c.kill(c.nodes[old-1])
+	nl := c.waitLeader(15*time.Second, old)
+	t.Logf("node %d killed; node %d leads after %v", old, nl, time.Since(killed))
+	sameAnswers(t, nl, runSearches(t, c.db), want)
+	// Writes through the new leader.
+	if _, err := c.db.Exec(`INSERT INTO sessions(session_key) VALUES ('agent:main:after-failover')`); err != nil {
+		t.Fatal(err)
+	}
+	ev := `{"type":"message","id":"fo1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"written after failover quokka"}}`
+	if _, err := c.db.Exec(`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:after-failover', 0, ?1)`, ev); err != nil {
+		t.Fatal(err)
+	}
+	probe := func() string {
+		var js string
+		if err := c.db.QueryRow(`SELECT sessions_search('quokka', '{"caller":"agent:main:main"}')`).Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		return js
+	}
+	after := probe()
+	if !strings.Contains(after, `"messageId":"fo1"`) {
+		t.Fatalf("the write through the new leader is not found: %s", after)
+	}
+	want = runSearches(t, c.db)
+	// The old node restarts, catches up, and answers the same from its copy.
+	c.start(c.nodes[old-1])
+	c.waitVoter(old, 30*time.Second)
+	c.transfer(old)
+	sameAnswers(t, old, runSearches(t, c.db), want)
+	if got := probe(); got != after {
+		t.Fatalf("node %d after restart: %s, want %s", old, got, after)
+	}
+	c.everyNode(func(id uint64) { c.checkIntegrity(t, id) })
+}
+
+// bigTransaction appends a 20 MB transcript in one transaction and finds its
+// last message on every node (docs/cluster.md K5).
+func bigTransaction(t *testing.T, c *cluster) {
+	ctx := context.Background()
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "agent:big:transcript"
+	if _, err := tx.Exec(`INSERT INTO sessions(session_key) VALUES (?1)`, key); err != nil {
+		t.Fatal(err)
+	}
+	total, seq := 0, 0
+	for total < 20<<20 {
+		// 10 KB of distinct words per message, so that the index grows too.
+		var b strings.Builder
+		for b.Len() < 10000 {
+			fmt.Fprintf(&b, "w%dx%d ", seq, b.Len())
+		}
+		if seq%2 == 0 {
+			b.WriteString("zebrafinch")
+		}
+		ev := fmt.Sprintf(`{"type":"message","id":"b%d","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":%q}}`, seq, b.String())
+		if _, err := tx.Exec(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`, key, seq, ev); err != nil {
+			t.Fatalf("seq %d after %d bytes: %v", seq, total, err)
+		}
+		total += len(ev)
+		seq++
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("commit of %d bytes in %d events: %v", total, seq, err)
+	}
+	last := fmt.Sprintf(`"messageId":"b%d"`, (seq-1)&^1)
+	c.everyNode(func(id uint64) {
+		var js string
+		if err := c.db.QueryRow(`SELECT sessions_search('zebrafinch', '{"caller":"agent:big:main","order":"recent","limit":1}')`).Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(js, last) {
+			t.Errorf("node %d: the newest message of the 20 MB transaction (%s) is not found: %.300s", id, last, js)
+		}
+		var n int
+		if err := c.db.QueryRow(`SELECT count(*) FROM transcript_events WHERE session_key = ?1`, key).Scan(&n); err != nil || n != seq {
+			t.Errorf("node %d: %d events of the 20 MB transaction, want %d (%v)", id, n, seq, err)
+		}
+	})
+}
+
+// checkIntegrity runs SQLite's and FTS5's integrity checks on the leader's
+// copy, node id's.
+func (c *cluster) checkIntegrity(t *testing.T, id uint64) {
+	t.Helper()
+	var ok string
+	if err := c.db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Errorf("node %d: PRAGMA integrity_check = %q, %v", id, ok, err)
+	}
+	if _, err := c.db.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
+		t.Errorf("node %d: FTS5 integrity-check: %v", id, err)
+	}
+}
