@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/dqlite/guard"
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 )
 
