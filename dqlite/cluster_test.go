@@ -5,6 +5,7 @@ package cluster_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -19,15 +20,75 @@ import (
 
 // searches are run on every node and on a local file with the same data;
 // each finds something in the fixtures.
-var searches = []struct{ query, options string }{
-	{"the", `{"caller":"agent:main:main","limit":25}`},
-	{"error", `{"caller":"agent:main:main","order":"recent"}`},
-	{"ollama", `{"caller":"agent:main:main"}`},
-	{"telegram", `{"caller":"agent:main:main","snippetChars":80}`},
-	{"用户", `{"caller":"agent:main:main"}`},
-	{"こと", `{"caller":"agent:main:main"}`},
-	{"що", `{"caller":"agent:main:main"}`},
-	{"session", `{"caller":"agent:main:en-telegram-rewind-fad751fa","visibility":"self"}`},
+// token names the caller the HTTP API binds; options has the same caller
+// for SQL.
+var searches = []struct{ query, token, options string }{
+	{"the", "main", `{"caller":"agent:main:main","limit":25}`},
+	{"error", "main", `{"caller":"agent:main:main","order":"recent"}`},
+	{"ollama", "main", `{"caller":"agent:main:main"}`},
+	{"telegram", "main", `{"caller":"agent:main:main","snippetChars":80}`},
+	{"用户", "main", `{"caller":"agent:main:main"}`},
+	{"こと", "main", `{"caller":"agent:main:main"}`},
+	{"що", "main", `{"caller":"agent:main:main"}`},
+	{"session", "tele", `{"caller":"agent:main:en-telegram-rewind-fad751fa","visibility":"self"}`},
+}
+
+// httpSearches runs the searches through p's HTTP API.
+func (c *cluster) httpSearches(t *testing.T, p *proc) []string {
+	t.Helper()
+	var out []string
+	for _, s := range searches {
+		var body map[string]any
+		json.Unmarshal([]byte(s.options), &body)
+		delete(body, "caller") // the token binds it
+		delete(body, "visibility")
+		body["query"] = s.query
+		status, b, err := c.post(p, "/v1/search", s.token, body)
+		if err != nil || status != 200 {
+			t.Fatalf("node %d: POST /v1/search %q: %d %s %v", p.id, s.query, status, b, err)
+		}
+		out = append(out, strings.TrimSuffix(string(b), "\n")) // the API ends its body with a newline
+	}
+	return out
+}
+
+// importHTTP appends the fixtures through p's HTTP API, one request (one
+// transaction) per transcript.
+func (c *cluster) importHTTP(t *testing.T, p *proc) {
+	t.Helper()
+	for _, f := range fixtures.Files() {
+		key := "agent:main:" + strings.TrimSuffix(f.Name, ".jsonl")
+		type ev struct {
+			SessionKey string          `json:"sessionKey"`
+			Seq        int             `json:"seq"`
+			Event      json.RawMessage `json:"event"`
+		}
+		req := struct {
+			Sessions []map[string]string `json:"sessions"`
+			Events   []ev                `json:"events"`
+		}{Sessions: []map[string]string{{"sessionKey": key}}}
+		for seq, line := range f.Lines {
+			req.Events = append(req.Events, ev{key, seq, json.RawMessage(line)})
+		}
+		status, b, err := c.post(p, "/v1/append", "main", req)
+		if err != nil || status != 200 {
+			t.Fatalf("node %d: POST /v1/append %s: %d %.300s %v", p.id, f.Name, status, b, err)
+		}
+	}
+}
+
+// sameEverywhere checks that every running node's HTTP API answers the
+// searches with want, with each node in turn the leader, so that every
+// node's copy is read.
+func (c *cluster) sameEverywhere(t *testing.T, want []string) {
+	t.Helper()
+	c.everyNode(func(leader uint64) {
+		for _, p := range c.nodes {
+			if c.alive(p) {
+				sameAnswers(t, fmt.Sprintf("leader %d, HTTP of node %d", leader, p.id), c.httpSearches(t, p), want)
+			}
+		}
+	})
 }
 
 func importFixtures(ctx context.Context, db *sql.DB) error {
@@ -100,11 +161,16 @@ func (c *cluster) everyNode(f func(id uint64)) {
 	}
 }
 
-func sameAnswers(t *testing.T, id uint64, got, want []string) {
+func sameAnswers(t *testing.T, where string, got, want []string) {
 	t.Helper()
 	for i := range want {
 		if got[i] != want[i] {
-			t.Errorf("node %d: sessions_search(%q, %s)\n got %.300s\nwant %.300s", id, searches[i].query, searches[i].options, got[i], want[i])
+			at := 0
+			for at < len(got[i]) && at < len(want[i]) && got[i][at] == want[i][at] {
+				at++
+			}
+			from := max(0, at-100)
+			t.Errorf("%s: sessions_search(%q, %s) differs at byte %d of %d:\n got …%.300s\nwant …%.300s", where, searches[i].query, searches[i].options, at, len(want[i]), got[i][from:], want[i][from:])
 		}
 	}
 }
@@ -117,10 +183,8 @@ func TestCluster(t *testing.T) {
 	want := localSearches(t)
 	c := newCluster(t, 3)
 	ctx := context.Background()
-	if err := importFixtures(ctx, c.db); err != nil {
-		t.Fatal(err)
-	}
-	c.everyNode(func(id uint64) { sameAnswers(t, id, runSearches(t, c.db), want) })
+	c.importHTTP(t, c.nodes[1])
+	c.sameEverywhere(t, want)
 
 	t.Run("traps", func(t *testing.T) {
 		// Trap 1: a writing function sent as a query.
@@ -163,7 +227,7 @@ func TestCluster(t *testing.T) {
 	// Scores are BM25's, over the whole index: new rows change them, so
 	// the answers to compare with are now those of the leader's copy.
 	want = runSearches(t, c.db)
-	c.everyNode(func(id uint64) { sameAnswers(t, id, runSearches(t, c.db), want) })
+	c.sameEverywhere(t, want)
 
 	// Kill -9 the leader: a new one within 15 s, the same answers.
 	old := c.waitLeader(10*time.Second, 0)
@@ -171,14 +235,17 @@ func TestCluster(t *testing.T) {
 	c.kill(c.nodes[old-1])
 	nl := c.waitLeader(15*time.Second, old)
 	t.Logf("node %d killed; node %d leads after %v", old, nl, time.Since(killed))
-	sameAnswers(t, nl, runSearches(t, c.db), want)
-	// Writes through the new leader.
-	if _, err := c.db.Exec(`INSERT INTO sessions(session_key) VALUES ('agent:main:after-failover')`); err != nil {
-		t.Fatal(err)
+	for _, p := range c.nodes {
+		if c.alive(p) {
+			sameAnswers(t, fmt.Sprintf("new leader %d, HTTP of node %d", nl, p.id), c.httpSearches(t, p), want)
+		}
 	}
+	// Writes through the new leader's HTTP API.
 	ev := `{"type":"message","id":"fo1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"written after failover quokka"}}`
-	if _, err := c.db.Exec(`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:after-failover', 0, ?1)`, ev); err != nil {
-		t.Fatal(err)
+	status, b, err := c.post(c.nodes[nl-1], "/v1/append", "main",
+		`{"sessions":[{"sessionKey":"agent:main:after-failover"}],"events":[{"sessionKey":"agent:main:after-failover","seq":0,"event":`+ev+`}]}`)
+	if err != nil || status != 200 {
+		t.Fatalf("append through the new leader %d: %d %s %v", nl, status, b, err)
 	}
 	probe := func() string {
 		var js string
@@ -196,7 +263,8 @@ func TestCluster(t *testing.T) {
 	c.start(c.nodes[old-1])
 	c.waitVoter(old, 30*time.Second)
 	c.transfer(old)
-	sameAnswers(t, old, runSearches(t, c.db), want)
+	sameAnswers(t, fmt.Sprintf("restarted node %d leading", old), runSearches(t, c.db), want)
+	c.sameEverywhere(t, want)
 	if got := probe(); got != after {
 		t.Fatalf("node %d after restart: %s, want %s", old, got, after)
 	}

@@ -56,9 +56,48 @@ type proc struct {
 }
 
 type cluster struct {
-	t     *testing.T
-	nodes []*proc
-	db    *sql.DB // guarded, through the dqlite driver, to the leader
+	t      *testing.T
+	nodes  []*proc
+	db     *sql.DB // guarded, through the dqlite driver, to the leader
+	tokens string  // the tokens file every node reads
+}
+
+// The bearer tokens of the tests, by name.
+var tokens = map[string]string{
+	"main": `{"token":"main-token-0123456789abcdef","caller":"agent:main:main","write":true}`,
+	"tele": `{"token":"tele-token-0123456789abcdef","caller":"agent:main:en-telegram-rewind-fad751fa","visibility":"self"}`,
+	"big":  `{"token":"big-token-0123456789abcdefg","caller":"agent:big:main","write":true}`,
+}
+
+func bearer(name string) string {
+	var v struct{ Token string }
+	json.Unmarshal([]byte(tokens[name]), &v)
+	return v.Token
+}
+
+// post sends a JSON body to p's HTTP API with the named token and returns
+// the status and body.
+func (c *cluster) post(p *proc, path, token string, body any) (int, []byte, error) {
+	var b []byte
+	switch v := body.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		b, _ = json.Marshal(v)
+	}
+	req, _ := http.NewRequest("POST", "http://"+p.http+path, strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer(token))
+	cl := http.Client{Timeout: 60 * time.Second}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, out, err
 }
 
 func freeAddr(t *testing.T) string {
@@ -74,7 +113,14 @@ func freeAddr(t *testing.T) string {
 // newCluster starts n nodes, one at a time: each joins and becomes a voter
 // before the next one starts (docs/cluster.md K6).
 func newCluster(t *testing.T, n int, extra ...string) *cluster {
-	c := &cluster{t: t}
+	c := &cluster{t: t, tokens: filepath.Join(t.TempDir(), "tokens.json")}
+	var list []string
+	for _, v := range tokens {
+		list = append(list, v)
+	}
+	if err := os.WriteFile(c.tokens, []byte(`{"tokens":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < n; i++ {
 		c.nodes = append(c.nodes, &proc{id: uint64(i + 1), addr: freeAddr(t), http: freeAddr(t), dir: t.TempDir(), extraArgs: extra})
 	}
@@ -124,7 +170,7 @@ func tail(s string, n int) string {
 
 func (c *cluster) start(p *proc) {
 	c.t.Helper()
-	args := []string{"serve", "--id", fmt.Sprint(p.id), "--addr", p.addr, "--dir", p.dir, "--http", p.http}
+	args := []string{"serve", "--id", fmt.Sprint(p.id), "--addr", p.addr, "--dir", p.dir, "--http", p.http, "--tokens", c.tokens}
 	if p.id != 1 {
 		args = append(args, "--join", c.nodes[0].addr)
 	}

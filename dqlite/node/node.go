@@ -128,7 +128,9 @@ func Start(cfg Config) (*Node, error) {
 	if err := dn.Start(); err != nil {
 		return nil, fmt.Errorf("dqlite node %d at %s: start: %w", cfg.ID, cfg.Address, err)
 	}
-	drv, err := dqdriver.New(store, dqdriver.WithLogFunc(quietLog))
+	// Without a leader, a statement fails after 5 s instead of waiting for
+	// the request's whole timeout (docs/cluster.md K7).
+	drv, err := dqdriver.New(store, dqdriver.WithLogFunc(quietLog), dqdriver.WithConnectionTimeout(5*time.Second))
 	if err != nil {
 		dn.Close()
 		return nil, err

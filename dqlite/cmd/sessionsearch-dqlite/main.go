@@ -31,7 +31,7 @@ func main() {
 	}
 }
 
-const usage = "usage: sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE] [--cache-mb N]"
+const usage = "usage: sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE | --insecure-loopback-no-auth] [--cache-mb N]"
 
 func run(args []string, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "serve" {
@@ -46,7 +46,8 @@ func run(args []string, stderr io.Writer) error {
 	join := fs.String("join", "", "comma-separated HOST:PORT of nodes already in the cluster (a new node only)")
 	tokens := fs.String("tokens", "", "tokens file: bearer token to caller grant (see docs/serve.md)")
 	cacheMB := fs.Int64("cache-mb", 256, "page cache of each SQLite connection, MiB: bounds a transaction's changed pages (docs/cluster.md K5)")
-	devLoopback := fs.Bool("dev-loopback", false, "without --tokens: allow unauthenticated requests from loopback (development only)")
+	timeout := fs.Duration("timeout", 30*time.Second, "longest database work of one request")
+	noAuth := fs.Bool("insecure-loopback-no-auth", false, "DEVELOPMENT ONLY: no tokens; every request names its own caller and may write (needs a loopback --http)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -65,6 +66,14 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts, err := apiOptions(*tokens, *noAuth, *httpAddr)
+	if err != nil {
+		return err
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("serve: --timeout must be positive, got %s", *timeout)
+	}
+	opts.RequestTimeout = *timeout
 	logger := log.New(stderr, fmt.Sprintf("node %d: ", *id), log.LstdFlags|log.Lmicroseconds)
 	n, err := node.Start(node.Config{ID: *id, Address: *addr, Dir: *dir, Join: joinAddrs, CacheKiB: *cacheMB * 1024, Log: logger.Printf})
 	if err != nil {
@@ -72,10 +81,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	defer n.Close()
 
-	api, err := apiHandler(n, *tokens, *devLoopback, logger)
-	if err != nil {
-		return err
-	}
+	api := apiHandler(n, opts)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /cluster", func(w http.ResponseWriter, r *http.Request) { clusterStatus(n, w, r) })
 	mux.Handle("/", api)
