@@ -348,3 +348,21 @@ func (c *cluster) transfer(id uint64) {
 	}
 	c.t.Fatalf("leadership did not move to node %d", id)
 }
+
+// waitReady waits for p's GET /readyz to answer 200.
+func (c *cluster) waitReady(p *proc, timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	cl := http.Client{Timeout: 3 * time.Second}
+	for time.Now().Before(deadline) {
+		resp, err := cl.Get("http://" + p.http + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("node %d is not ready after %v", p.id, timeout)
+}
