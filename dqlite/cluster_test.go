@@ -272,6 +272,35 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("node %d after restart: %s, want %s", old, got, after)
 	}
 	c.everyNode(func(id uint64) { c.checkIntegrity(t, id) })
+
+	// Without quorum the survivor answers 503 with a JSON error: writes at
+	// once, reads once it has stepped down as leader (it was the leader and
+	// serves reads from its copy until then), and it is not ready
+	// (docs/cluster.md K7).
+	c.kill(c.nodes[0])
+	c.kill(c.nodes[1])
+	survivor := c.nodes[2]
+	status, b, err = c.post(survivor, "/v1/append", "main", `{"sessions":[{"sessionKey":"agent:main:no-quorum"}]}`)
+	if err != nil || status != http.StatusServiceUnavailable || !strings.Contains(string(b), `"error":{"code":"`) {
+		t.Errorf("POST /v1/append without quorum: %d %s %v, want 503 with a JSON error", status, b, err)
+	}
+	lost := time.Now()
+	for {
+		status, b, err = c.post(survivor, "/v1/search", "main", `{"query":"quokka"}`)
+		if err == nil && status == http.StatusServiceUnavailable && strings.Contains(string(b), `"error":{"code":"`) {
+			t.Logf("reads refused %v after quorum was lost: %s", time.Since(lost).Round(time.Millisecond), b)
+			break
+		}
+		if time.Since(lost) > 20*time.Second {
+			t.Fatalf("POST /v1/search 20 s without quorum: %d %.200s %v, want 503 with a JSON error", status, b, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + survivor.http + "/readyz")
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("GET /readyz without quorum: %v %v, want 503", resp.Status, err)
+	}
+	resp.Body.Close()
 }
 
 // bigTransaction appends a 20 MB transcript in one request, one
