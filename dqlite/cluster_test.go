@@ -57,7 +57,7 @@ func (c *cluster) httpSearches(t *testing.T, p *proc) []string {
 
 // importHTTP appends the fixtures through p's HTTP API, one request (one
 // transaction) per transcript.
-func (c *cluster) importHTTP(t *testing.T, p *proc) {
+func (c *cluster) importHTTP(t testing.TB, p *proc) {
 	t.Helper()
 	for _, f := range fixtures.Files() {
 		key := "agent:main:" + strings.TrimSuffix(f.Name, ".jsonl")

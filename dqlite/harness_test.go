@@ -56,7 +56,7 @@ type proc struct {
 }
 
 type cluster struct {
-	t      *testing.T
+	t      testing.TB
 	nodes  []*proc
 	db     *sql.DB // guarded, through the dqlite driver, to the leader
 	tokens string  // the tokens file every node reads
@@ -100,7 +100,7 @@ func (c *cluster) post(p *proc, path, token string, body any) (int, []byte, erro
 	return resp.StatusCode, out, err
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -112,7 +112,7 @@ func freeAddr(t *testing.T) string {
 
 // newCluster starts n nodes, one at a time: each joins and becomes a voter
 // before the next one starts (docs/cluster.md K6).
-func newCluster(t *testing.T, n int, extra ...string) *cluster {
+func newCluster(t testing.TB, n int, extra ...string) *cluster {
 	c := &cluster{t: t, tokens: filepath.Join(t.TempDir(), "tokens.json")}
 	var list []string
 	for _, v := range tokens {
