@@ -3,6 +3,7 @@
 // Command sessionsearch-dqlite runs one node of a sessionsearch cluster on
 // dqlite and serves the HTTP API from it (docs/cluster.md):
 //
+//	sessionsearch-dqlite dump --addr HOST:PORT --out FILE
 //	sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE]
 package main
 
@@ -31,9 +32,12 @@ func main() {
 	}
 }
 
-const usage = "usage: sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE | --insecure-loopback-no-auth] [--cache-mb N]"
+const usage = "usage: sessionsearch-dqlite dump --addr HOST:PORT --out FILE\n       sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE | --insecure-loopback-no-auth] [--cache-mb N]"
 
 func run(args []string, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "dump" {
+		return runDump(args[1:], os.Stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "serve" {
 		return errors.New(usage)
 	}
