@@ -14,7 +14,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test bench soak fuzz deps build-deps check generate clean
+.PHONY: all demo test bench soak fuzz deps build-deps check generate clean cluster
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -39,6 +39,18 @@ test: deps all check
 	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
 	cd redact/internal/gitleakscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd server/internal/openapicheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@if pkg-config --exists dqlite; then \
+		cd dqlite && $(GO) vet -tags "$(DQLITE_TAGS)" ./... && $(GO) test -tags "$(DQLITE_TAGS)" -count=1 -timeout 10m ./...; \
+	elif [ -n "$${CI:-}" ]; then echo "make test: libdqlite-dev is missing in CI: scripts/install-deps should have installed it"; exit 1; \
+	else echo "make test: libdqlite-dev is not installed: skipping the dqlite cluster tests (scripts/install-deps installs it)"; fi
+
+# The dqlite cluster node (docs/cluster.md): a nested module, built against
+# Debian's libdqlite and libsqlite3 (scripts/install-deps installs them).
+DQLITE_TAGS := libsqlite3 sqlite_fts5
+cluster: bin/sessionsearch-dqlite
+
+bin/sessionsearch-dqlite: $(SOURCES) dqlite/go.mod dqlite/go.sum
+	cd dqlite && $(GO) build -tags "$(DQLITE_TAGS)" -ldflags "$(LDFLAGS)" -o ../$@ ./cmd/sessionsearch-dqlite
 
 # What a change must keep: gofmt'd sources, a clean vet, and generated
 # tables equal to what the generator makes from the pinned Unicode data.
