@@ -16,7 +16,7 @@ pragma foreign_keys=off;
 
 select 'migrate_returns_version', sessionsearch_migrate() = 2;
 select 'migrate_is_idempotent', sessionsearch_migrate() = 2;
-select 'migrate_creates_the_contract_tables', (select count(*) from sqlite_schema where type = 'table' and name in ('sessions', 'transcript_events')) = 2;
+select 'migrate_creates_the_interface_tables', (select count(*) from sqlite_schema where type = 'table' and name in ('sessions', 'transcript_events')) = 2;
 select 'empty_store_nothing_pending', sessions_index_status() = '{"pendingSessions":0}';
 select 'empty_store_search', sessions_search('anything', '{"caller":"agent:main:main"}') = '{"results":[],"indexing":false,"truncated":false}';
 

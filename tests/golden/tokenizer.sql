@@ -3,9 +3,9 @@
 -- driver (tests/hosts_test.go runs this file in all four). One statement a
 -- line; each check prints `case_id|1`. A search check lists the rowids a
 -- MATCH finds, in order ('' for none), in table t (the default `cjk
--- unigram`) and, with the suffix _t3, in table t3 (`cjk trigram`): the
--- contract gives both modes the same search semantics. Rowids group the
--- documents by the contract's tokenizer point: 1xx equivalence, 2xx case
+-- unigram`) and, with the suffix _t3, in table t3 (`cjk trigram`): both
+-- modes have the same search semantics (docs/tokenizer.md). Rowids group the
+-- documents by the kind of rule they check: 1xx equivalence, 2xx case
 -- folding, 3xx diacritics, 4xx word boundaries, 5xx identifiers, 6xx
 -- n-gram scripts, 7xx prefix/phrase/NEAR, 8xx bad input, 9xx emoji,
 -- 1001 highlight and snippets. Every search runs over all documents, so an
