@@ -1599,21 +1599,6 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// envStyle reports whether a key is written like an environment variable.
-func envStyle(key string) bool {
-	upper := false
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		switch {
-		case c >= 'a' && c <= 'z':
-			return false
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		}
-	}
-	return upper
-}
-
 // plausibleSecret gates the value of a secret-named key. A dangling value
 // (cut by the end of the text) skips the entropy and word tests: its first
 // characters say too little, and masking it costs little.

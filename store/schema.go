@@ -32,10 +32,6 @@ func (o object) create() string {
 	return "CREATE " + o.kind + " IF NOT EXISTS " + o.name + " " + o.def
 }
 
-// derived reports whether the object holds no data of its own, so that
-// Migrate can drop it and create it again whenever the schema changes.
-func (o object) derived() bool { return o.kind == "VIEW" || o.kind == "TRIGGER" }
-
 // The tables: the two the hosts write (docs/store.md S1), and the store's
 // own.
 var tables = []object{
@@ -181,7 +177,8 @@ var schemaDigest = func() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }()
 
-// dropAll drops the derived objects of every schema version.
+// dropDerived drops the views and triggers of every schema version, which
+// hold no data of their own: Migrate creates this build's again.
 func dropDerived(c Conn) error {
 	var drops []string
 	err := c.Query(`SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'trigger') AND name LIKE 'sessionsearch\_%' ESCAPE '\'`,
