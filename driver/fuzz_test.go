@@ -1,11 +1,9 @@
 package driver_test
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ import (
 // fuzzDB opens a database with a few fixture transcripts in three sessions
 // of two agents, one per fuzz process.
 func fuzzDB(f *testing.F) *driver.DB {
-	ctx := context.Background()
-	db, err := driver.Open(filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		f.Fatal(err)
-	}
+	db, ctx := openStore(f)
 	keys := []driver.Session{{Key: "agent:main:main"}, {Key: "agent:main:sub", SpawnedBy: "agent:main:main"}, {Key: "agent:other:main"}}
 	for i, file := range fixtures.Files()[:len(keys)] {
 		if err := db.AddSession(ctx, keys[i]); err != nil {
@@ -197,15 +187,7 @@ func FuzzMatch(f *testing.F) {
 // the triggers' incremental indexing agrees with a replay); and deleting
 // the sessions leaves the index consistent.
 func FuzzEvents(f *testing.F) {
-	ctx := context.Background()
-	db, err := driver.Open(filepath.Join(f.TempDir(), "events.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		f.Fatal(err)
-	}
+	db, ctx := openStore(f)
 	for _, file := range fixtures.Files() {
 		f.Add(slices.Concat(slices.Collect(func(yield func([]byte) bool) {
 			for _, l := range file.Lines[:min(len(file.Lines), 12)] {

@@ -170,15 +170,7 @@ func TestMigrateSchema1(t *testing.T) {
 
 // A store written by a newer build is named as such, and left as it is.
 func TestMigrateNewerSchema(t *testing.T) {
-	ctx := context.Background()
-	db, err := driver.Open(filepath.Join(t.TempDir(), "newer.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, ctx := openStore(t)
 	if _, err := db.Exec(`UPDATE sessionsearch_meta SET value = CASE key WHEN 'schema_version' THEN '99' ELSE 'future' END
 		WHERE key IN ('schema_version', 'schema_digest')`); err != nil {
 		t.Fatal(err)
@@ -188,7 +180,7 @@ func TestMigrateNewerSchema(t *testing.T) {
 	if err := db.QueryRow(schema).Scan(&before); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.Migrate(ctx)
+	_, err := db.Migrate(ctx)
 	if err == nil || !strings.Contains(err.Error(), "sessionsearch_migrate: this database's transcript store has schema 99, written by a newer sessionsearch") {
 		t.Fatalf("migrate of a newer schema: %v", err)
 	}

@@ -1,9 +1,7 @@
 package driver_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/driver"
@@ -12,15 +10,7 @@ import (
 // Sessions lists what the caller may see, newest activity first, with the
 // searchable messages counted and the events stored.
 func TestSessions(t *testing.T) {
-	ctx := context.Background()
-	db, err := driver.Open(filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, ctx := openStore(t)
 	for _, s := range []driver.Session{
 		{Key: "agent:main:main", CreatedAt: 5},
 		{Key: "agent:main:subagent:k1", SpawnedBy: "agent:main:main"},

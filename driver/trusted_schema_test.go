@@ -1,8 +1,6 @@
 package driver_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,15 +13,7 @@ import (
 // innocuous, so a hostile schema cannot call them behind a reader's back,
 // and FTS5 refuses writes from triggers anyway.
 func TestTrustedSchemaOff(t *testing.T) {
-	ctx := context.Background()
-	db, err := driver.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, ctx := openStore(t)
 	if err := db.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
 		t.Fatal(err)
 	}
