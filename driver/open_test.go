@@ -114,15 +114,8 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 // A sessionsearch database opens read-only: search works, every write is
 // refused, and the journal mode is the one the writer chose.
 func TestOpenReadOnlyStore(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "s.db")
-	w, err := driver.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w, ctx := openStore(t)
+	path := w.Path()
 	if err := w.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
 		t.Fatal(err)
 	}
@@ -159,15 +152,8 @@ func TestOpenReadOnlyStore(t *testing.T) {
 // A store of another schema or index version, and a damaged file, are
 // named as such.
 func TestOpenReadOnlySchemaAndDamage(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "s.db")
-	w, err := driver.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w, _ := openStore(t)
+	path := w.Path()
 	if _, err := w.Exec(`UPDATE sessionsearch_meta SET value = '0.9' WHERE key = 'index_version'`); err != nil {
 		t.Fatal(err)
 	}
