@@ -34,7 +34,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--id", "3", "--addr", freeAddr(t), "--dir", used, "--http", "127.0.0.1:0", "--tokens", tokensFile}, "--id 3: the directory " + used + " belongs to node 1"},
 	}
 	// A directory that node 1 used.
-	c := &cluster{t: t, tokens: tokensFile, nodes: []*proc{{id: 1, addr: freeAddr(t), http: freeAddr(t), dir: used}}}
+	addrs := freeAddrs(t, 2)
+	c := &cluster{t: t, tokens: tokensFile, nodes: []*proc{{id: 1, addr: addrs[0], http: addrs[1], dir: used}}}
 	c.start(c.nodes[0])
 	c.waitReady(c.nodes[0], 30*time.Second)
 	c.kill(c.nodes[0])

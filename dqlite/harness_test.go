@@ -102,12 +102,25 @@ func (c *cluster) post(p *proc, path, token string, body any) (int, []byte, erro
 
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return freeAddrs(t, 1)[0]
+}
+
+// freeAddrs returns n distinct loopback addresses that were free a moment
+// ago. All n listeners stay open until every address is chosen: closing each
+// one before asking for the next lets the kernel hand the same port out twice
+// (two nodes once got the same HTTP port and the second could not bind).
+func freeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	var out []string
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		out = append(out, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return out
 }
 
 // newCluster starts n nodes, one at a time: each joins and becomes a voter
@@ -121,8 +134,9 @@ func newCluster(t testing.TB, n int, extra ...string) *cluster {
 	if err := os.WriteFile(c.tokens, []byte(`{"tokens":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	addrs := freeAddrs(t, 2*n)
 	for i := 0; i < n; i++ {
-		c.nodes = append(c.nodes, &proc{id: uint64(i + 1), addr: freeAddr(t), http: freeAddr(t), dir: t.TempDir(), extraArgs: extra})
+		c.nodes = append(c.nodes, &proc{id: uint64(i + 1), addr: addrs[2*i], http: addrs[2*i+1], dir: t.TempDir(), extraArgs: extra})
 	}
 	t.Cleanup(func() {
 		for _, p := range c.nodes {
