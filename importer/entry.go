@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/jsonl"
 )
 
-// MaxLineBytes is the longest transcript line (or database event) imported;
-// a longer one is reported and skipped. OpenClaw compresses events only up
-// to 4 MiB and keeps larger ones as text, so the limit is well above what it
-// writes, and it bounds the memory one line can take.
-const MaxLineBytes = 32 << 20
+// MaxLineBytes is the longest transcript line (or database event) imported:
+// jsonl.MaxLineBytes.
+const MaxLineBytes = jsonl.MaxLineBytes
 
 // currentVersion is the newest session format read as written; older
 // versions are migrated to it (see the package comment).

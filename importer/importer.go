@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/sessionsearch/sessionsearch/jsonl"
 )
 
 // Importer imports sources into a Sink, one transcript per transaction.
@@ -94,16 +96,16 @@ const MaxArchiveBytes = 1 << 30
 // came from (src.Path names it in problems) and which session it is.
 func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) error {
 	t := im.newTranscript(ctx, src.Path, src.fileSession)
-	lines := newLineReader(r)
+	lines := jsonl.NewReader(r)
 	for {
-		line, n, err := lines.next()
+		line, n, _, err := lines.Next()
 		if err == io.EOF {
 			break
 		}
 		im.stats.Bytes += int64(n)
 		if err != nil {
-			if errors.Is(err, errLineTooLong) {
-				im.report(Problem{Path: src.Path, Line: lines.line, Err: err})
+			if errors.Is(err, jsonl.ErrLineTooLong) {
+				im.report(Problem{Path: src.Path, Line: lines.Line(), Err: err})
 				continue
 			}
 			im.report(Problem{Path: src.Path, Err: err})
@@ -113,7 +115,7 @@ func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) e
 		if len(line) == 0 {
 			continue
 		}
-		if err := t.add(line, location{line: lines.line}); err != nil || t.failed {
+		if err := t.add(line, location{line: lines.Line()}); err != nil || t.failed {
 			return err
 		}
 	}
@@ -152,7 +154,7 @@ func (im *Importer) newTranscript(ctx context.Context, path string, resolve func
 // the context's, when it ended.
 func (t *transcript) add(raw []byte, at location) error {
 	if len(raw) > MaxLineBytes {
-		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: errLineTooLong})
+		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: jsonl.ErrLineTooLong})
 		return nil
 	}
 	event, err := t.dec.decode(raw)

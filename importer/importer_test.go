@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -160,40 +159,5 @@ func TestImportKeyFromFileName(t *testing.T) {
 	importText(t, sink, "x.jsonl", "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n")
 	if len(sink.order) != 1 || sink.order[0] != "agent:main:session:from-name" {
 		t.Fatalf("sessions %v", sink.order)
-	}
-}
-
-func TestLineReader(t *testing.T) {
-	long := strings.Repeat("x", MaxLineBytes+1)
-	input := "\xef\xbb\xbf{\"a\":1}\r\n\n  {\"b\":2}  \n" + long + "\n{\"c\":3}"
-	lr := newLineReader(bufio.NewReader(strings.NewReader(input)))
-	type got struct {
-		line string
-		n    int
-		err  error
-		no   int
-	}
-	var all []got
-	for {
-		line, n, err := lr.next()
-		if err != nil && !errors.Is(err, errLineTooLong) {
-			break
-		}
-		all = append(all, got{string(line), n, err, lr.line})
-	}
-	want := []got{
-		{`{"a":1}`, 12, nil, 1},
-		{``, 1, nil, 2},
-		{`{"b":2}`, 12, nil, 3},
-		{``, len(long) + 1, errLineTooLong, 4},
-		{`{"c":3}`, 7, nil, 5},
-	}
-	if len(all) != len(want) {
-		t.Fatalf("got %d lines, want %d", len(all), len(want))
-	}
-	for i := range want {
-		if all[i] != want[i] {
-			t.Errorf("line %d: got %+v, want %+v", i+1, all[i], want[i])
-		}
 	}
 }

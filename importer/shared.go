@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/sessionsearch/sessionsearch/jsonl"
 )
 
 // The pieces of the importer that other readers of OpenClaw's stores (the
@@ -16,7 +17,7 @@ import (
 // migrates and keys it the same way.
 
 // ErrLineTooLong is the error of a line or event longer than MaxLineBytes.
-var ErrLineTooLong = errLineTooLong
+var ErrLineTooLong = jsonl.ErrLineTooLong
 
 // Decoder validates and migrates the entries of one transcript, in order
 // (see the package comment, "Versions").
@@ -51,22 +52,10 @@ func (d *Decoder) HeaderCreatedAt() int64 { return d.d.header.createdAt }
 func (src Source) Session(d *Decoder) Session { return src.fileSession(d.d.header) }
 
 // LineReader reads JSONL lines of up to MaxLineBytes with bounded memory.
-type LineReader struct{ lr *lineReader }
+type LineReader = jsonl.Reader
 
 // NewLineReader reads lines from r.
-func NewLineReader(r io.Reader) *LineReader { return &LineReader{lr: newLineReader(r)} }
-
-// Next returns the next line without surrounding white space, the bytes it
-// took in the input and whether it ended with a newline (false only for the
-// last line of the input). A line over MaxLineBytes returns ErrLineTooLong;
-// the end of the input io.EOF.
-func (r *LineReader) Next() (line []byte, n int, complete bool, err error) {
-	line, n, err = r.lr.next()
-	return line, n, r.lr.newline, err
-}
-
-// Line is the number of the line Next returned last, from 1.
-func (r *LineReader) Line() int { return r.lr.line }
+func NewLineReader(r io.Reader) *LineReader { return jsonl.NewReader(r) }
 
 // EventCodec turns a stored agent database event into its JSON: event_json,
 // or the decoded event_zstd frame, whose length must be event_utf8_bytes
