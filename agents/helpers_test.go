@@ -1,0 +1,57 @@
+package agents
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sessionsearch/sessionsearch/transcript"
+)
+
+// read reads a transcript from position after and returns its events and
+// the records it reported as bad.
+func read(t *testing.T, tr Transcript, after int64) (events [][]byte, bad []Event) {
+	t.Helper()
+	err := tr.Read(context.Background(), after, func(e Event) error {
+		if e.Bad != nil {
+			bad = append(bad, e)
+			return nil
+		}
+		if _, err := transcript.Parse(e.JSON); err != nil {
+			t.Fatalf("%s: %s: event %s: %v", tr.Path, e.Rec, e.JSON, err)
+		}
+		events = append(events, e.JSON)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: read: %v", tr.Path, err)
+	}
+	return events, bad
+}
+
+// activePath returns "role: text" for each message on the active path of
+// the events, oldest first, as sessions_history shows them (tool results
+// included); searchable says which of them search finds.
+func activePath(t *testing.T, events [][]byte) (path []string, searchable []bool) {
+	t.Helper()
+	r := transcript.NewReplay()
+	entries := make([]transcript.Entry, len(events))
+	texts := make([]string, len(events))
+	for i, ev := range events {
+		e, text, err := transcript.Read(ev)
+		if err != nil {
+			t.Fatalf("event %d %s: %v", i, ev, err)
+		}
+		entries[i], texts[i] = e, text
+		r.Append(e)
+	}
+	on := r.Path()
+	for i := len(on) - 1; i >= 0; i-- {
+		e := entries[on[i]]
+		if e.Type != "message" {
+			continue
+		}
+		path = append(path, e.Role+": "+texts[on[i]])
+		searchable = append(searchable, e.Message)
+	}
+	return path, searchable
+}
