@@ -603,3 +603,59 @@ func BenchmarkSearchCallers(b *testing.B) {
 	b.Run("single", func(b *testing.B) { run(b, keys[:1]) })
 	b.Run("turns", func(b *testing.B) { run(b, keys[:4]) })
 }
+
+// docs/search.md Q19: the project is the cwd of the session's header, and
+// a directory keeps itself and what is inside it, before any limit.
+func TestSearchProject(t *testing.T) {
+	w := newWorld(t)
+	header := func(key, cwd string) {
+		t.Helper()
+		if err := w.db.AddSession(w.ctx, driver.Session{Key: key}); err != nil {
+			t.Fatal(err)
+		}
+		ev := `{"type":"session","version":3,"id":"` + key + `"}`
+		if cwd != "" {
+			ev = `{"type":"session","version":3,"id":"` + key + `","cwd":"` + cwd + `"}`
+		}
+		if _, err := w.db.Append(w.ctx, key, []byte(ev)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.db.Append(w.ctx, key, message(key+"#m", "", "user", "kiwi in "+key, 1_770_000_000_000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	header("agent:a:app", "/home/ana/src/app")
+	header("agent:a:web", "/home/ana/src/app/web")
+	header("agent:a:apple", "/home/ana/src/apple")
+	header("agent:a:nocwd", "")
+	w.session("agent:a:noheader", "", "kiwi without a header")
+	// A session event that is not at seq 0 is no header.
+	if _, err := w.db.Append(w.ctx, "agent:a:noheader", []byte(`{"type":"session","version":3,"id":"x","cwd":"/home/ana/src/app"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		header(fmt.Sprintf("agent:a:other%02d", i), "/srv/other")
+	}
+	all := driver.Options{Caller: "agent:a:main", Visibility: "agent"}
+	for _, tt := range []struct {
+		project string
+		want    []string
+	}{
+		{"/home/ana/src/app", []string{"agent:a:app", "agent:a:web"}},
+		{"/home/ana/src/app/", []string{"agent:a:app", "agent:a:web"}},
+		{"/home/ana/src/app/web", []string{"agent:a:web"}},
+		{"/home/ana/src/apple", []string{"agent:a:apple"}},
+		{"/home/ana", []string{"agent:a:app", "agent:a:apple", "agent:a:web"}},
+		{"/home/ana/src/ap", nil},
+	} {
+		res := w.search("kiwi", driver.SearchOptions{Options: all, Project: tt.project, Limit: 3})
+		got := keys(res)
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) || res.Truncated {
+			t.Errorf("project %q: %v truncated=%v, want %v, not truncated", tt.project, got, res.Truncated, tt.want)
+		}
+	}
+	if res := w.search("kiwi", driver.SearchOptions{Options: all, Project: "/", Limit: 25}); len(res.Results) != 15 {
+		t.Errorf("project /: %d results, want the 15 sessions with a cwd", len(res.Results))
+	}
+}

@@ -150,6 +150,7 @@ func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, visible func
 	if opts.Order == sqlfuncs.OrderRecent {
 		sql = store.RecentSQL
 	}
+	project, projectDir := opts.SQLProject()
 	var session any
 	if opts.SessionKey != "" {
 		session = opts.SessionKey
@@ -169,7 +170,7 @@ func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, visible func
 		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.Text(0), MessageID: s.Text(1),
 			Role: s.Text(2), Timestamp: s.Int(3), Snippet: s.Text(4), Score: s.Float(5)})
 		return nil
-	}, named{":query": query, ":prefix": opts.Prefix, ":session": session, ":after": opts.SQLAfter(), ":before": opts.SQLBefore(),
+	}, named{":query": query, ":prefix": opts.Prefix, ":session": session, ":after": opts.SQLAfter(), ":before": opts.SQLBefore(), ":project": project, ":project_dir": projectDir,
 		":caller": opts.Caller, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
 	return hits, err
 }

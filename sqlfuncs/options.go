@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -73,6 +74,7 @@ type SearchOptions struct {
 	Order        string    `json:"order,omitempty"`
 	After        time.Time `json:"after,omitzero"`  // zero: no lower bound
 	Before       time.Time `json:"before,omitzero"` // zero: no upper bound
+	Project      string    `json:"project,omitempty"` // empty: every project
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -157,6 +159,7 @@ var (
 		{Name: "order", Type: TypeString, Enum: []string{OrderRelevance, OrderRecent}, Default: OrderRelevance, Help: "best first (relevance) or newest first (recent)"},
 		{Name: "after", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written after this `time`"},
 		{Name: "before", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written before this `time`"},
+		{Name: "project", Type: TypeString, Help: "only sessions whose project directory (the cwd their transcript starts in) is `dir` or inside it"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
@@ -236,6 +239,27 @@ func (o SearchOptions) checkTimes() error {
 		return &OptionError{Option: "after", Want: "earlier than before", Value: showTime(o.After) + " and before " + showTime(o.Before)}
 	}
 	return nil
+}
+
+// SQLProject returns the project filter as SearchSQL binds it (:project and
+// :project_dir), both NULL without one (docs/search.md Q19). The directory
+// is compared without trailing separators, and a session's cwd is inside it
+// when it starts with the directory and a separator ("/", or "\" for a
+// directory written with backslashes).
+func (o SearchOptions) SQLProject() (project, dir any) {
+	p := o.Project
+	if p == "" {
+		return nil, nil
+	}
+	sep := "/"
+	if strings.Contains(p, `\`) && !strings.Contains(p, "/") {
+		sep = `\`
+	}
+	trimmed := strings.TrimRight(p, sep)
+	if trimmed == "" || strings.HasSuffix(trimmed, ":") { // the root: "/", or "C:\"
+		return p, strings.TrimRight(p, sep) + sep
+	}
+	return trimmed, trimmed + sep
 }
 
 // SQLAfter and SQLBefore are the bounds of the search's time range as the

@@ -481,4 +481,5 @@ func ExampleSearchOptionSpecs() {
 	// order             string  best first (relevance) or newest first (recent) (default relevance)
 	// after             time    only messages written after this `time` (epoch milliseconds or RFC 3339)
 	// before            time    only messages written before this `time` (epoch milliseconds or RFC 3339)
+	// project           string  only sessions whose project directory (the cwd their transcript starts in) is `dir` or inside it
 }

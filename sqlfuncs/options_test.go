@@ -110,7 +110,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project)"
 
 func TestOptionErrors(t *testing.T) {
 	search := func(js string) error { _, err := ParseSearchOptions(js); return err }
@@ -254,6 +254,26 @@ func TestParseVisibilityOptions(t *testing.T) {
 		}
 		if got := p.VisibleSet(f)(tt.target); got != tt.want {
 			t.Errorf("options %s: visible(%q) = %v, want %v", tt.js, tt.target, got, tt.want)
+		}
+	}
+}
+
+func TestSQLProject(t *testing.T) {
+	for _, tt := range []struct {
+		project      string
+		exact, under any
+	}{
+		{"", nil, nil},
+		{"/home/ana/src/app", "/home/ana/src/app", "/home/ana/src/app/"},
+		{"/home/ana/src/app//", "/home/ana/src/app", "/home/ana/src/app/"},
+		{"/", "/", "/"},
+		{`C:\Users\ana\app\`, `C:\Users\ana\app`, `C:\Users\ana\app\`},
+		{`C:\`, `C:\`, `C:\`},
+		{"relative/dir", "relative/dir", "relative/dir/"},
+	} {
+		exact, under := SearchOptions{Project: tt.project}.SQLProject()
+		if exact != tt.exact || under != tt.under {
+			t.Errorf("SQLProject(%q) = %v, %v; want %v, %v", tt.project, exact, under, tt.exact, tt.under)
 		}
 	}
 }

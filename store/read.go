@@ -13,7 +13,9 @@ import (
 // SearchSQL is the single SELECT behind sessions_search (docs/search.md):
 // named parameters :query and :prefix (as sessions_match takes them),
 // :session (one session key, or NULL), :after and :before (epoch
-// milliseconds, or NULL: messages strictly between them), :caller and
+// milliseconds, or NULL: messages strictly between them), :project and
+// :project_dir (a directory and itself with a trailing separator, or NULL:
+// sessions whose header's cwd is the directory or under it), :caller and
 // :options (as session_visible takes them), :limit and :snippet_chars. Rows:
 // session key, message id, role, timestamp, snippet, score, best first.
 const SearchSQL = `WITH hits AS MATERIALIZED (
@@ -24,6 +26,9 @@ const SearchSQL = `WITH hits AS MATERIALIZED (
     AND (:session IS NULL OR m.session_key = :session)
     AND (:after IS NULL OR m.timestamp > :after)
     AND (:before IS NULL OR m.timestamp < :before)
+    AND (:project IS NULL OR EXISTS (SELECT 1 FROM transcript_events AS e
+      WHERE e.session_key = m.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
+        AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))
     AND session_visible(:caller, m.session_key, :options)
   ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid
   LIMIT :limit)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,6 +33,14 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opts.Prefix = opts.Prefix || prefix
+	if opts.Project != "" && !filepath.IsAbs(opts.Project) {
+		// A session's project is an absolute cwd: --project . is here.
+		abs, err := filepath.Abs(opts.Project)
+		if err != nil {
+			return usagef("--project %s: %v", opts.Project, err)
+		}
+		opts.Project = abs
+	}
 	withOperator(&opts.Options)
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", err)
