@@ -60,6 +60,8 @@ func (im *Importer) Import(ctx context.Context, src Source) error {
 	switch src.Kind {
 	case AgentDatabase:
 		err = im.importAgentDB(ctx, src)
+	case AgentStore:
+		err = im.importAgentStore(ctx, src)
 	default:
 		err = im.importFile(ctx, src)
 	}

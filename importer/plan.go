@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/agents"
 	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
@@ -18,6 +19,7 @@ type SourceKind int
 const (
 	JSONLFile     SourceKind = iota // one session transcript
 	AgentDatabase                   // an OpenClaw agent database, many transcripts
+	AgentStore                      // another agent's store (package agents), many transcripts
 )
 
 // Source is one input of an import: a JSONL transcript or an agent
@@ -27,6 +29,9 @@ type Source struct {
 	Path    string
 	Size    int64
 	AgentID string
+
+	// AgentStore only: the format that reads it.
+	Format *agents.Format
 
 	// JSONL files only.
 	SessionID string  // from the file name
@@ -82,7 +87,15 @@ type PlanOptions struct {
 	// SessionIDs lists the transcript generations an agent database holds,
 	// so that JSONL copies of them are skipped; nil skips nothing.
 	SessionIDs func(dbPath string) ([]string, error)
+	// Agents says which agents' stores are read: "openclaw" for OpenClaw's,
+	// else an agents format name; nil reads every store.
+	Agents func(name string) bool
 }
+
+// OpenClaw is the name of OpenClaw's stores in PlanOptions.Agents.
+const OpenClaw = "openclaw"
+
+func (o PlanOptions) reads(name string) bool { return o.Agents == nil || o.Agents(name) }
 
 // File name kinds in agents/<agentId>/sessions/ (artifacts.ts, see the
 // package comment).
@@ -107,6 +120,22 @@ func NewPlan(paths []string, opts PlanOptions) (Plan, []Problem) {
 		info, err := os.Stat(path)
 		if err != nil {
 			problems = append(problems, Problem{Path: path, Err: unwrapPathError(err)})
+			continue
+		}
+		if f := agents.Claimed(path); f != nil {
+			if !opts.reads(f.Agent) {
+				p.Skipped = append(p.Skipped, Skip{Path: path, Reason: f.Agent + " is excluded"})
+				continue
+			}
+			size := int64(0)
+			if !info.IsDir() {
+				size = info.Size()
+			}
+			p.Sources = append(p.Sources, Source{Kind: AgentStore, Path: path, Size: size, AgentID: f.Agent, Format: f})
+			continue
+		}
+		if !opts.reads(OpenClaw) {
+			p.Skipped = append(p.Skipped, Skip{Path: path, Reason: OpenClaw + " is excluded"})
 			continue
 		}
 		if !info.IsDir() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/sessionsearch/sessionsearch/agents"
 )
 
 // FollowOptions tune Follow.
@@ -130,15 +131,21 @@ func watchDirs(paths []string) []string {
 			add(filepath.Dir(p))
 			continue
 		}
+		if agents.Claimed(p) != nil {
+			// Another agent's store: its directories, a few levels down
+			// (Codex keeps sessions/YYYY/MM/DD/); --poll covers the rest.
+			dirs = append(dirs, storeDirs(p, 5, maxWatchDirs)...)
+			continue
+		}
 		add(p)
 		add(filepath.Join(p, "agent"))
 		add(filepath.Join(p, "sessions"))
-		agents := filepath.Join(p, "agents")
-		add(agents)
-		entries, _ := os.ReadDir(agents)
+		agentsDir := filepath.Join(p, "agents")
+		add(agentsDir)
+		entries, _ := os.ReadDir(agentsDir)
 		for _, e := range entries {
 			if e.IsDir() {
-				a := filepath.Join(agents, e.Name())
+				a := filepath.Join(agentsDir, e.Name())
 				add(a)
 				add(filepath.Join(a, "agent"))
 				add(filepath.Join(a, "sessions"))
@@ -146,4 +153,32 @@ func watchDirs(paths []string) []string {
 		}
 	}
 	return dirs
+}
+
+// maxWatchDirs bounds the directories one agent store adds to the watch.
+const maxWatchDirs = 2000
+
+// storeDirs lists root and its directories down to depth levels, at most
+// limit of them, shallowest first.
+func storeDirs(root string, depth, limit int) []string {
+	out := []string{root}
+	level := []string{root}
+	for d := 0; d < depth && len(level) > 0; d++ {
+		var next []string
+		for _, dir := range level {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.IsDir() {
+					if len(out) >= limit {
+						return out
+					}
+					sub := filepath.Join(dir, e.Name())
+					out = append(out, sub)
+					next = append(next, sub)
+				}
+			}
+		}
+		level = next
+	}
+	return out
 }

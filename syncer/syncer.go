@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessionsearch/sessionsearch/agents"
 	"github.com/sessionsearch/sessionsearch/importer"
 )
 
@@ -27,6 +28,9 @@ type Syncer struct {
 	Report func(importer.Problem)
 	// IncludeDeleted makes deletion archives searchable (docs/sync.md Y6).
 	IncludeDeleted bool
+	// Agents says which agents' stores are read, as importer.PlanOptions;
+	// nil reads every store.
+	Agents func(name string) bool
 	// Budget bounds one Sync: no new group of changes starts after it has
 	// passed (Stats.More then says so). Zero means no bound.
 	Budget time.Duration
@@ -164,6 +168,9 @@ type sourceState struct {
 	db      *openDB  // read snapshot of an agent database, closed after the step
 	failed  bool     // a unit failed: look at the source again next time
 	pending int      // groups of this source not applied
+	// Other agents' stores (listAgentStore): the stamp must still hold
+	// after the step (a database), the stamp was unchanged when listed.
+	recheck, unchanged bool
 }
 
 // Sync brings the database up to date with the sources under paths (state
@@ -217,7 +224,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		}
 		return ss.ids, nil
 	}
-	plan, problems := importer.NewPlan(expand(roots), importer.PlanOptions{IncludeDeleted: s.IncludeDeleted, SessionIDs: dbIDs})
+	plan, problems := importer.NewPlan(expand(roots), importer.PlanOptions{IncludeDeleted: s.IncludeDeleted, SessionIDs: dbIDs, Agents: s.Agents})
 	if ctx.Err() != nil {
 		return st, ctx.Err()
 	}
@@ -231,8 +238,23 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			}
 		}
 	}()
+	var agentDone []func()
+	defer func() {
+		for _, done := range agentDone {
+			done()
+		}
+	}()
 	for _, src := range plan.Sources {
 		abs, _ := filepath.Abs(src.Path)
+		if src.Kind == importer.AgentStore {
+			agentDone = append(agentDone, s.listAgentStore(ctx, src, stamps, rowsOf, func(ss *sourceState) {
+				if states[ss.path] == nil {
+					states[ss.path] = ss
+					order = append(order, ss.path)
+				}
+			}))
+			continue
+		}
 		if src.Kind == importer.AgentDatabase {
 			if states[abs] == nil { // a database named on the command line
 				dbIDs(abs)
@@ -419,7 +441,7 @@ func expand(roots []string) []string {
 	var out []string
 	for _, r := range roots {
 		entries, err := os.ReadDir(filepath.Join(r, "agents"))
-		if err != nil {
+		if err != nil || agents.Claimed(r) != nil { // another agent's store
 			out = append(out, r)
 			continue
 		}
@@ -804,8 +826,10 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		}
 		return &skipError{source: u.source, unit: u.id, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
 	}
-	if u.kind == kindCold {
-		position = u.end // a cold archive's lines are its events up to last_seq
+	if u.kind == kindCold || (u.kind == kindAgent && !u.resumable) {
+		// A cold archive's lines are its events up to last_seq; a
+		// transcript that cannot resume is as its generation says.
+		position = u.end
 	}
 	if err := createSession(); err != nil {
 		return err
@@ -885,7 +909,7 @@ func (s *Syncer) loadStamps(ctx context.Context) (map[string]stamp, error) {
 }
 
 func (s *Syncer) saveStamp(ctx context.Context, ss *sourceState) error {
-	if ss.db != nil {
+	if ss.db != nil || ss.recheck {
 		// A database must still be as it was when it was read: an
 		// immutable read of a database that a gateway started writing may
 		// have missed pages (docs/sync.md Y4); look at it again next time.

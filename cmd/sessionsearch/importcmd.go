@@ -18,19 +18,24 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("import"))
 	db := fs.dbFlag()
 	includeDeleted := fs.Bool("include-deleted", false, "also import the .deleted transcripts of state directories")
+	stores := fs.storeFlags()
 	paths, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	if len(paths) == 0 {
-		return usagef("import needs at least one PATH (a state directory such as ~/.openclaw, a sessions directory, a .jsonl file or an agent .sqlite database)")
+	reads, err := stores.reads()
+	if err != nil {
+		return err
+	}
+	if paths, err = storesOrPaths(e, "import", paths, reads); err != nil {
+		return err
 	}
 	store, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	return importPaths(ctx, e, store, paths, *includeDeleted)
+	return importPaths(ctx, e, store, paths, importer.PlanOptions{IncludeDeleted: *includeDeleted, Agents: reads})
 }
 
 // openAgentDB opens an OpenClaw agent database without writing to it.
@@ -91,7 +96,7 @@ func (l *problemLog) summary() {
 // importPaths imports paths with deferred indexing, one transcript per
 // transaction, then indexes what it imported. Problems go to stderr as they
 // happen (capped); any problem makes the exit status 1.
-func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, includeDeleted bool) error {
+func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, opts importer.PlanOptions) error {
 	start := time.Now()
 	sink, err := importer.NewSQLSink(ctx, store.DB, true)
 	if err != nil {
@@ -100,7 +105,8 @@ func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, 
 	defer sink.Close()
 	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
 	im := &importer.Importer{Sink: sink, OpenDB: openAgentDB, Report: log.report}
-	plan, planProblems := importer.NewPlan(paths, importer.PlanOptions{IncludeDeleted: includeDeleted, SessionIDs: im.AgentDBSessionIDs})
+	opts.SessionIDs = im.AgentDBSessionIDs
+	plan, planProblems := importer.NewPlan(paths, opts)
 	for _, p := range planProblems {
 		log.report(p)
 	}

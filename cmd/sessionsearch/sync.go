@@ -18,7 +18,7 @@ import (
 )
 
 // syncCommand is registered in main.go.
-var syncCommand = command{"sync", "[PATH...]", "keep the database up to date with OpenClaw's state directory (--follow: keep doing it)", runSync}
+var syncCommand = command{"sync", "[PATH...]", "keep the database up to date with OpenClaw's state directory and other agents' stores (--follow: keep doing it)", runSync}
 
 // stateDir is OpenClaw's state directory: $OPENCLAW_STATE_DIR, else
 // ~/.openclaw, as OpenClaw's uninstall page spells it
@@ -45,6 +45,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "print problems only")
 	to := fs.String("to", "", "after syncing into --db, push it to the sessionsearch serve at this URL (http://HOST:PORT)")
 	tokenFile := fs.String("token-file", "", "with --to, a file holding a bearer token that may write (default $SESSIONSEARCH_TOKEN)")
+	stores := fs.storeFlags()
 	paths, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -59,15 +60,12 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(paths) == 0 {
-		dir, err := stateDir(e)
-		if err != nil {
-			return err
-		}
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return fmt.Errorf("no OpenClaw state directory at %s: give its PATH, or set OPENCLAW_STATE_DIR", dir)
-		}
-		paths = []string{dir}
+	reads, err := stores.reads()
+	if err != nil {
+		return err
+	}
+	if paths, err = storesOrPaths(e, "sync", paths, reads); err != nil {
+		return err
 	}
 	store, err := openStore(ctx, e, *db)
 	if err != nil {
@@ -79,6 +77,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		DB:             store.DB,
 		OpenSource:     syncer.OpenReadOnly(driver.DriverName),
 		IncludeDeleted: *includeDeleted,
+		Agents:         reads,
 		Budget:         *budget,
 		Report: func(p importer.Problem) {
 			problems++
