@@ -226,6 +226,17 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
 const char *ss_libversion(void) { return sqlite3_libversion(); }
 void ss_log(const char *msg) { sqlite3_log(SQLITE_ERROR, "%s", msg); }
 sqlite3 *ss_context_db(sqlite3_context *ctx) { return sqlite3_context_db_handle(ctx); }
+int ss_busy_sql(sqlite3 *db, const char **out, int max) {
+  int n = 0;
+  sqlite3_stmt *s;
+  for (s = sqlite3_next_stmt(db, 0); s && n < max; s = sqlite3_next_stmt(db, s)) {
+    if (sqlite3_stmt_busy(s)) {
+      const char *q = sqlite3_sql(s);
+      if (q) out[n++] = q;
+    }
+  }
+  return n;
+}
 void ss_result_text(sqlite3_context *ctx, const char *p, int n) { sqlite3_result_text(ctx, p, n, SQLITE_TRANSIENT); }
 void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v) { sqlite3_result_int64(ctx, v); }
 void ss_result_null(sqlite3_context *ctx) { sqlite3_result_null(ctx); }

@@ -39,6 +39,9 @@ int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *text, const char 
 const char *ss_libversion(void);
 void ss_log(const char *msg);
 sqlite3 *ss_context_db(sqlite3_context *ctx);
+/* The SQL of up to max statements of db that are running (sqlite3_stmt_busy);
+   returns how many. */
+int ss_busy_sql(sqlite3 *db, const char **out, int max);
 void ss_result_text(sqlite3_context *ctx, const char *p, int n);
 void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v);
 void ss_result_null(sqlite3_context *ctx);

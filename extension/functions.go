@@ -65,6 +65,7 @@ var functions = []function{
 	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
 	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
 	{"sessionsearch_key_problem", 3, deterministic | innocuous, fnKeyProblem},
+	{"sessionsearch_replacing", 0, innocuous, fnReplacing},
 	{"sessionsearch_repath", 1, 0, fnRepath},
 }
 

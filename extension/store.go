@@ -1,5 +1,10 @@
 package extension
 
+/*
+#include "bridge.h"
+*/
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -149,6 +154,23 @@ func fnKeyProblem(c *call) error {
 	} else {
 		c.resultNull()
 	}
+	return nil
+}
+
+// fnReplacing: sessionsearch_replacing() is 1 while a statement of this
+// connection that is running is an INSERT OR REPLACE into sessions
+// (store.ReplacesSessions; docs/store.md S18), else 0.
+func fnReplacing(c *call) error {
+	const max = 64
+	var sqls [max]*C.char
+	n := int(C.ss_busy_sql(C.ss_context_db(c.ctx), &sqls[0], max))
+	for _, q := range sqls[:n] {
+		if store.ReplacesSessions(C.GoString(q)) {
+			c.resultInt(1)
+			return nil
+		}
+	}
+	c.resultInt(0)
 	return nil
 }
 

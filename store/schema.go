@@ -114,6 +114,8 @@ var derived = []object{
 	// foreign-key cascade) is not refused as an edit of a live transcript;
 	// index rows first, while the content view still shows their text.
 	{"TRIGGER", "sessionsearch_session_delete", `BEFORE DELETE ON sessions BEGIN
+		SELECT sessionsearch_refuse('sessions', '` + replaceRefused + `', OLD.session_key, NULL)
+			WHERE sessionsearch_replacing();
 		SELECT sessionsearch_refuse('sessions', '` + staleIndex + `', OLD.session_key, NULL)
 			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
 		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
@@ -131,6 +133,8 @@ var derived = []object{
 	END`},
 	{"TRIGGER", "sessionsearch_event_delete", `BEFORE DELETE ON transcript_events
 		WHEN EXISTS (SELECT 1 FROM sessionsearch_sessions WHERE session_key = OLD.session_key) BEGIN
+		SELECT sessionsearch_refuse('sessions', '` + replaceRefused + `', OLD.session_key, NULL)
+			WHERE sessionsearch_replacing();
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the whole session from sessions', OLD.session_key, OLD.seq);
 	END`},
 	{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events BEGIN
@@ -162,6 +166,10 @@ var derived = []object{
 				AND e.info ->> 'moves';
 	END`},
 }
+
+// replaceRefused is the refusal of an INSERT OR REPLACE into sessions that
+// would delete the row it replaces (ReplacesSessions, docs/store.md S18).
+const replaceRefused = `INSERT OR REPLACE would delete the session and its transcript: update the row with INSERT INTO sessions ... ON CONFLICT(session_key) DO UPDATE SET ... instead`
 
 // staleIndex is the refusal of a write to an index built by another
 // version.

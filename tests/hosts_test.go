@@ -498,6 +498,18 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		{"insert into sessions(session_key) values (cast(x'6b6579ff' as text));", []string{"sessions", "session_key must be valid UTF-8"}},
 		{"insert into sessions(session_key, spawned_by) values ('agent:main:child', x'00');", []string{"sessions", "spawned_by must be text, got a blob"}},
 		{"update sessions set parent_session_key = x'01' where session_key = 'agent:main:err';", []string{"sessions", "parent_session_key must be text, got a blob"}},
+		// INSERT OR REPLACE never deletes a transcript (docs/store.md S18):
+		// refused where it would, an update of the row where it would not.
+		{"pragma recursive_triggers = on;", nil},
+		{"insert or replace into sessions(session_key, created_at) values ('agent:main:err', 5);",
+			[]string{"sessions", "INSERT OR REPLACE would delete the session and its transcript", "ON CONFLICT(session_key) DO UPDATE", `"agent:main:err"`}},
+		{"pragma recursive_triggers = off;", nil},
+		{"pragma foreign_keys = on;", nil},
+		{"replace into sessions(session_key, created_at) values ('agent:main:err', 6);",
+			[]string{"sessions", "INSERT OR REPLACE would delete the session and its transcript", `"agent:main:err"`}},
+		{"pragma foreign_keys = off;", nil},
+		{"insert or replace into sessions(session_key, created_at) values ('agent:main:err', 7);", nil},
+		{"select sessionsearch_refuse('check', 'the events were deleted', 'agent:main:err', NULL) where (select count(*) from transcript_events where session_key = 'agent:main:err') <> 1;", nil},
 		// sessions_search: options, query and sessionKey.
 		{`select sessions_search('stored', '{"caller":"agent:main:err","limit":0}');`, []string{"sessions_search", "limit", "1..25", "got 0"}},
 		{`select sessions_search('stored', '{"caller":"agent:main:err","limit":26}');`, []string{"sessions_search", "limit", "1..25", "got 26"}},
@@ -609,6 +621,7 @@ var (
 		"sessionsearch_migrate",
 		"sessionsearch_refuse",
 		"sessionsearch_repath",
+		"sessionsearch_replacing",
 		"sessionsearch_tokens",
 		"sessionsearch_version",
 	}
