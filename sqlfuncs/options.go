@@ -72,8 +72,8 @@ type SearchOptions struct {
 	MaxBytes     int       `json:"maxBytes,omitempty"`
 	Prefix       bool      `json:"prefix,omitempty"`
 	Order        string    `json:"order,omitempty"`
-	After        time.Time `json:"after,omitzero"`  // zero: no lower bound
-	Before       time.Time `json:"before,omitzero"` // zero: no upper bound
+	After        time.Time `json:"after,omitzero"`    // zero: no lower bound
+	Before       time.Time `json:"before,omitzero"`   // zero: no upper bound
 	Project      string    `json:"project,omitempty"` // empty: every project
 }
 

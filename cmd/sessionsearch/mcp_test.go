@@ -93,7 +93,7 @@ func TestMCPServer(t *testing.T) {
 		props, required := inputSchema(t, tool)
 		switch tool.Name {
 		case "sessions_search":
-			if !slices.Equal(props, []string{"after", "before", "limit", "maxBytes", "order", "prefix", "query", "sessionKey", "snippetChars"}) || !slices.Equal(required, []string{"query"}) {
+			if !slices.Equal(props, []string{"after", "before", "limit", "maxBytes", "order", "prefix", "project", "query", "sessionKey", "snippetChars"}) || !slices.Equal(required, []string{"query"}) {
 				t.Errorf("sessions_search arguments %v, required %v", props, required)
 			}
 		case "sessions_history":
