@@ -281,7 +281,7 @@ func ccList(ctx context.Context, path string, env Env) ([]Transcript, []Problem)
 	}
 	var out []Transcript
 	for _, f := range files {
-		ts, err := ccTranscripts(f)
+		ts, err := ccTranscripts(ctx, f)
 		if err != nil {
 			problems = append(problems, Problem{Path: f.path, Err: err})
 			continue
@@ -373,7 +373,7 @@ func ccReadHead(path string) (ccHead, error) {
 // ccTranscripts returns the transcripts of one file: the session (or
 // sub-agent run) it holds and, for a main file written by a version that
 // kept sub-agent runs in it, one transcript per run.
-func ccTranscripts(f ccFile) ([]Transcript, error) {
+func ccTranscripts(ctx context.Context, f ccFile) ([]Transcript, error) {
 	info, err := os.Stat(f.path)
 	if err != nil {
 		return nil, err
@@ -427,7 +427,7 @@ func ccTranscripts(f ccFile) ([]Transcript, error) {
 	}
 	out := []Transcript{main}
 	if f.agentID == "" && ccMayHoldSidechains(head.version) {
-		runs, err := ccSidechainRuns(f.path)
+		runs, err := ccSidechainRuns(ctx, f.path)
 		if err != nil {
 			return nil, err
 		}
@@ -464,9 +464,9 @@ type ccRun struct {
 var ccSidechainMarks = [][]byte{[]byte(`"isSidechain":true`), []byte(`"isSidechain": true`)}
 
 // ccSidechainRuns finds the runs a main file holds as isSidechain lines.
-func ccSidechainRuns(path string) ([]ccRun, error) {
+func ccSidechainRuns(ctx context.Context, path string) ([]ccRun, error) {
 	var runs []ccRun
-	err := Lines(context.Background(), path, -1, func(line []byte, _ int64, _ string, bad error) error {
+	err := Lines(ctx, path, -1, func(line []byte, _ int64, _ string, bad error) error {
 		if bad != nil || !(bytes.Contains(line, ccSidechainMarks[0]) || bytes.Contains(line, ccSidechainMarks[1])) {
 			return nil
 		}

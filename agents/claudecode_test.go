@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ const (
 	ccFileB    = ccStore + "/projects/-home-kenji-work-site/" + ccSessionB + ".jsonl"
 )
 
-// ccTranscripts lists path and returns its transcripts by session key,
+// ccTranscriptsByKey lists path and returns its transcripts by session key,
 // failing on any problem.
 func ccTranscriptsByKey(t *testing.T, path string) map[string]Transcript {
 	t.Helper()
@@ -118,11 +119,7 @@ func keysOf[V any](m map[string]V) []string {
 
 func sortedCopy(s []string) []string {
 	out := append([]string(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.Strings(out)
 	return out
 }
 
