@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -508,4 +509,61 @@ func TestClaudeCodeClaims(t *testing.T) {
 	if Lookup(ClaudeCode) == nil || Claimed(ccStore) != Lookup(ClaudeCode) {
 		t.Errorf("the registered format does not claim %s", ccStore)
 	}
+}
+
+// BenchmarkClaudeCodeRead reads a session of 4,000 lines (the fixture's
+// conversation repeated, each copy continuing the last) as events, against
+// a baseline that only reads its lines and checks they are JSON.
+func BenchmarkClaudeCodeRead(b *testing.B) {
+	data, err := os.ReadFile(ccFileA)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if json.Valid(l) {
+			lines = append(lines, l)
+		}
+	}
+	var buf bytes.Buffer
+	for i := 0; buf.Len() == 0 || bytes.Count(buf.Bytes(), []byte("\n")) < 4000; i++ {
+		for _, l := range lines {
+			buf.Write(l)
+			buf.WriteByte('\n')
+		}
+	}
+	dir := filepath.Join(b.TempDir(), ".claude", "projects", "-home-ana-src-app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(dir, ccSessionA+".jsonl")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ts, problems := ccList(context.Background(), file, Env{})
+	if len(problems) > 0 || len(ts) != 1 {
+		b.Fatalf("List: %v %v", ts, problems)
+	}
+	b.Run("baseline=lines", func(b *testing.B) {
+		b.SetBytes(int64(buf.Len()))
+		for b.Loop() {
+			err := Lines(context.Background(), file, -1, func(line []byte, _ int64, _ string, _ error) error {
+				if !json.Valid(line) {
+					b.Fatal("invalid line")
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("events", func(b *testing.B) {
+		b.SetBytes(int64(buf.Len()))
+		for b.Loop() {
+			if err := ts[0].Read(context.Background(), -1, func(Event) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
