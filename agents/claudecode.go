@@ -537,7 +537,7 @@ type ccRecord struct {
 	IsCompactSummary  bool            `json:"isCompactSummary"`
 	Cwd               string          `json:"cwd"`
 	Timestamp         any             `json:"timestamp"`
-	Message           json.RawMessage `json:"message"`
+	Message           *ccMessage      `json:"message"`
 }
 
 // hasParent: the line has a parentUuid field (null counts).
@@ -571,9 +571,42 @@ func (r *ccRecord) treeParent() Parent {
 
 // ccMessage is an Anthropic message as Claude Code stores it.
 type ccMessage struct {
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"` // a string or blocks
+	Role    string    `json:"role"`
+	Model   string    `json:"model"`
+	Content ccContent `json:"content"`
+}
+
+// ccContent is message.content: a string or blocks, decoded in the line's
+// one pass.
+type ccContent struct {
+	isText bool
+	text   string
+	blocks []ccBlock
+}
+
+// ccContentError is why message.content could not be read.
+type ccContentError struct{ err error }
+
+func (e ccContentError) Error() string {
+	return `field "message.content" is neither text nor blocks: ` + e.err.Error()
+}
+
+func (c *ccContent) UnmarshalJSON(b []byte) error {
+	var err error
+	switch b[0] {
+	case '"':
+		c.isText = true
+		err = json.Unmarshal(b, &c.text)
+	case '[':
+		err = json.Unmarshal(b, &c.blocks)
+	case 'n':
+	default:
+		err = fmt.Errorf("got %.20s", b)
+	}
+	if err != nil {
+		return ccContentError{err}
+	}
+	return nil
 }
 
 // ccBlock is one content block.
@@ -602,6 +635,14 @@ func ccConvert(line []byte, end int64, sidechain bool) ([][]byte, error) {
 	}
 	var r ccRecord
 	if err := json.Unmarshal(line, &r); err != nil {
+		var content ccContentError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &content):
+			return nil, content
+		case errors.As(err, &typ) && typ.Field == "message":
+			return nil, fmt.Errorf(`field "message" is not a message: %v`, err)
+		}
 		return nil, fmt.Errorf("line is not a JSON object: %v", err)
 	}
 	if r.Type == "" {
@@ -625,21 +666,14 @@ func ccConvert(line []byte, end int64, sidechain bool) ([][]byte, error) {
 		}
 		return [][]byte{Kept(ClaudeCode, r.Type, "", FromLeaf, t, line)}, nil
 	}
-	if len(r.Message) == 0 || bytes.Equal(r.Message, []byte("null")) {
+	if r.Message == nil {
 		return nil, fmt.Errorf(`field "message" is missing on a %q line`, r.Type)
-	}
-	var m ccMessage
-	if err := json.Unmarshal(r.Message, &m); err != nil {
-		return nil, fmt.Errorf(`field "message" is not a message: %v`, err)
 	}
 	id := r.UUID
 	if id == "" {
 		id = "byte:" + strconv.FormatInt(end, 10)
 	}
-	msgs, err := ccMessages(r.Type, &r, &m, t)
-	if err != nil {
-		return nil, err
-	}
+	msgs := ccMessages(r.Type, &r, r.Message, t)
 	// One line is one node of the tree: its messages chain from the line's
 	// parent, and the last takes the line's id, so that the lines naming it
 	// as parent follow all of them.
@@ -659,21 +693,15 @@ func ccConvert(line []byte, end int64, sidechain bool) ([][]byte, error) {
 
 // ccMessages converts a user or assistant message into messages (ids and
 // parents left to the caller).
-func ccMessages(typ string, r *ccRecord, m *ccMessage, t int64) ([]Msg, error) {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
+func ccMessages(typ string, r *ccRecord, m *ccMessage, t int64) []Msg {
+	if m.Content.isText {
 		role := typ
 		if typ == "user" && (r.IsMeta || r.IsCompactSummary) {
 			role = "system"
 		}
-		return []Msg{{Time: t, Role: role, Content: []Block{Text(s)}, Model: m.Model}}, nil
+		return []Msg{{Time: t, Role: role, Content: []Block{Text(m.Content.text)}, Model: m.Model}}
 	}
-	var blocks []ccBlock
-	if len(m.Content) > 0 && !bytes.Equal(m.Content, []byte("null")) {
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			return nil, fmt.Errorf(`field "message.content" is neither text nor blocks: %v`, err)
-		}
-	}
+	blocks := m.Content.blocks
 	if typ == "assistant" {
 		content := []Block{}
 		for _, b := range blocks {
@@ -681,7 +709,7 @@ func ccMessages(typ string, r *ccRecord, m *ccMessage, t int64) ([]Msg, error) {
 				content = append(content, cb)
 			}
 		}
-		return []Msg{{Time: t, Role: "assistant", Content: content, Model: m.Model}}, nil
+		return []Msg{{Time: t, Role: "assistant", Content: content, Model: m.Model}}
 	}
 	// A user line: tool results ride on it but are never user text
 	// (docs/agents/claude-code.md AC7). Each becomes a toolResult message;
@@ -713,7 +741,7 @@ func ccMessages(typ string, r *ccRecord, m *ccMessage, t int64) ([]Msg, error) {
 	if len(out) == 0 {
 		out = []Msg{{Time: t, Role: role}}
 	}
-	return out, nil
+	return out
 }
 
 // ccAssistantBlock converts a block of an assistant message.

@@ -381,6 +381,7 @@ func TestClaudeCodeLines(t *testing.T) {
 		{"an array", `[1]`, nil, "not a JSON object"},
 		{"no type", `{"uuid":"u1"}`, nil, `field "type" is missing`},
 		{"a user line without a message", `{"type":"user","uuid":"u1","parentUuid":null}`, nil, `field "message" is missing on a "user" line`},
+		{"a message that is not an object", `{"type":"assistant","uuid":"a1","message":"hi"}`, nil, `field "message" is not a message`},
 		{"content neither text nor blocks", `{"type":"user","uuid":"u1","message":{"role":"user","content":7}}`, nil, `field "message.content" is neither text nor blocks`},
 	}
 	for _, tt := range tests {
