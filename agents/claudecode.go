@@ -256,6 +256,8 @@ func ccList(ctx context.Context, path string, env Env) ([]Transcript, []Problem)
 		root := path
 		if sub := filepath.Join(path, "projects"); filepath.Base(path) != "projects" && ccIsDir(sub) {
 			root = sub // a configuration directory: only its projects are transcripts
+		} else if ccIsConfigDir(filepath.Clean(path)) {
+			return nil, nil // a configuration directory without sessions yet
 		}
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {

@@ -412,6 +412,22 @@ func TestClaudeCodeListReportsWhatItCannotRead(t *testing.T) {
 	if len(ts) != 0 || len(problems) != 1 || problems[0].Path != missing {
 		t.Errorf("List(missing) = %v, %v; want one problem naming it", ts, problems)
 	}
+	// A configuration directory without projects (a project's own .claude
+	// directory) holds no sessions; nothing else in it is read.
+	config := filepath.Join(t.TempDir(), ".claude")
+	if err := os.MkdirAll(filepath.Join(config, "todos"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(ccFileA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "todos", ccSessionA+".jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ts, problems := ccList(context.Background(), config, Env{}); len(ts) != 0 || len(problems) != 0 {
+		t.Errorf("List(.claude without projects) = %v, %v; want nothing", ts, problems)
+	}
 	other := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
