@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/agents"
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
@@ -35,6 +36,8 @@ var demoQueries = []demoQuery{
 	{"はくあ", false, "Japanese: the assistant's name, in hiragana"},
 	{"ПЕРЕВІР", true, "Ukrainian in capitals, as a prefix: перевіряю, перевірив"},
 	{"São Paulo", false, "Portuguese with its accent: finds America/Sao_Paulo"},
+	{"รายงาน", false, "Thai: report, inside รายงานประจำเดือน, in a Claude Code session"},
+	{"세션", false, "Korean: session, as in 세션이 만료되면, in a Claude Code session"},
 }
 
 func runDemo(ctx context.Context, e *env, args []string) error {
@@ -68,7 +71,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if others > 0 {
 		return fmt.Errorf("%s already holds %d sessions that are not the demo's; give --db a new file", dbFile, others)
 	}
-	transcripts, err := importFixtures(ctx, store)
+	transcripts, others, err := importFixtures(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -83,6 +86,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "Imported %d real OpenClaw transcripts (English, Japanese, Portuguese, Ukrainian, Chinese)\n", transcripts)
+	fmt.Fprintf(w, "and %d Claude Code sessions (Thai, Korean; written in its format for this demo, project %s)\n", others, demoProject)
 	fmt.Fprintf(w, "into %s: %d user and assistant messages with text on their active branches.\n\n", dbFile, messages)
 	fmt.Fprintf(w, "How many of them each query finds, with sessionsearch and with FTS5's unicode61\n")
 	fmt.Fprintf(w, "tokenizer (remove_diacritics 2) over the same texts:\n\n")
@@ -111,6 +115,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintln(w, "Search it yourself:")
 		fmt.Fprintf(w, "  sessionsearch search --db %s 日报\n", shellQuote(dbFile))
+		fmt.Fprintf(w, "  sessionsearch search --db %s --project %s paginate\n", shellQuote(dbFile), demoProject)
 		fmt.Fprintf(w, "  sessionsearch sessions --db %s\n", shellQuote(dbFile))
 	}
 	return nil
@@ -132,19 +137,28 @@ func demoKeysJSON() string {
 			keys = append(keys, sessionkey.Derived(sessionkey.DefaultAgent, h.ID, ""))
 		}
 	}
+	agentFiles, _ := fs.Glob(fixtures.Agents, "agents/claude-code/projects/*/*.jsonl") // the pattern is valid
+	for _, name := range agentFiles {
+		keys = append(keys, agents.Key(agents.ClaudeCode, strings.TrimSuffix(path.Base(name), ".jsonl")))
+	}
 	b, _ := json.Marshal(keys) // strings always encode
 	return string(b)
 }
 
-// importFixtures imports the bundled transcripts and indexes them.
-func importFixtures(ctx context.Context, store *driver.DB) (int, error) {
+// demoProject is the project directory of the bundled Claude Code sessions.
+const demoProject = "/home/ana/src/atlas"
+
+
+// importFixtures imports the bundled transcripts and the other agents'
+// sessions, and indexes them. It returns how many of each it imported.
+func importFixtures(ctx context.Context, store *driver.DB) (openclaw, others int, err error) {
 	names, err := fs.Glob(fixtures.Transcripts, "transcripts/*.jsonl")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	sink, err := importer.NewSQLSink(ctx, store.DB, true)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer sink.Close()
 	var problems []string
@@ -152,25 +166,47 @@ func importFixtures(ctx context.Context, store *driver.DB) (int, error) {
 	for _, name := range names {
 		f, err := fixtures.Transcripts.Open(name)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		src := importer.Source{Kind: importer.JSONLFile, Path: name, AgentID: sessionkey.DefaultAgent, SessionID: strings.TrimSuffix(path.Base(name), ".jsonl")}
 		err = im.ImportReader(ctx, src, f)
 		f.Close()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
+	openclaw = im.Stats().Transcripts
+	// The other agents' sessions are read from files, as from a user's
+	// home, by their formats' readers.
+	dir, err := os.MkdirTemp("", "sessionsearch-demo-agents-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	paths, err := fixtures.WriteAgents(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	plan, planProblems := importer.NewPlan(paths, importer.PlanOptions{})
+	for _, p := range planProblems {
+		problems = append(problems, p.Error())
+	}
+	for _, src := range plan.Sources {
+		if err := im.Import(ctx, src); err != nil {
+			return 0, 0, err
+		}
+	}
+	others = im.Stats().Transcripts - openclaw
 	if len(problems) > 0 {
-		return 0, fmt.Errorf("importing the bundled transcripts: %s", strings.Join(problems, "; "))
+		return 0, 0, fmt.Errorf("importing the bundled transcripts: %s", strings.Join(problems, "; "))
 	}
 	if err := sink.Close(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if _, err := reconcileAll(ctx, store, nil); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return im.Stats().Transcripts, nil
+	return openclaw, others, nil
 }
 
 // buildComparison copies the searchable text of every session, as
