@@ -42,6 +42,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"mcp", "--db", db, "--caller", "agent:main:main", "--sandbox-visibility", "none"}, `sandboxVisibility must be "spawned" or "all", got "none"`},
 		{[]string{"history", "--db", db, "--limit", "5000", "k"}, `invalid value "5000" for flag -limit: limit must be an integer 1..1000, got 5000`},
 		{[]string{"import", "--db", db}, "import needs at least one PATH"},
+		{[]string{"import", "--db", db, "--include", "claudecode", "x"}, `--include: unknown agent "claudecode" (known: openclaw, `},
+		{[]string{"sync", "--db", db, "--exclude", "openclaw,vim"}, `--exclude: unknown agent "vim" (known: openclaw, `},
 		{[]string{"status", "--db", db, "extra"}, `status takes no arguments, got "extra"`},
 		{[]string{"demo", "now"}, `demo takes no arguments, got "now"`},
 		{[]string{"mcp", "--db", db, "--caller", "k", "x"}, `mcp takes no arguments, got "x"`},

@@ -1,0 +1,119 @@
+package syncer_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/importer"
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+)
+
+// backdate moves every file under dir an hour back, so that the stamps a
+// sync takes are trusted (docs/sync.md Y2) and a second sync can skip them.
+func backdate(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}))
+}
+
+func appendLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(strings.Join(lines, ""))
+	must(t, err)
+	must(t, f.Close())
+}
+
+// docs/sync.md Y15, docs/agents.md A6-A8: a Claude Code store syncs as
+// import stores it, an unchanged store is not read again, an append is
+// copied without the lines before it, a line still being written waits, and
+// a session whose file is gone is removed.
+func TestSyncAgentStores(t *testing.T) {
+	dir := t.TempDir()
+	stores, err := fixtures.WriteAgents(dir)
+	must(t, err)
+	backdate(t, dir)
+	project := filepath.Join(stores[0], "projects", "-home-ana-src-atlas")
+	thai := filepath.Join(project, "3b0e8f52-6c1d-4e7a-9f21-8d5a0c7e4b19.jsonl")
+	korean := filepath.Join(project, "9c8b7a65-4d3e-4f2a-8b1c-0d9e8f7a6b5c.jsonl")
+	const thaiKey = "agent:claude-code:3b0e8f52-6c1d-4e7a-9f21-8d5a0c7e4b19"
+	const koreanKey = "agent:claude-code:9c8b7a65-4d3e-4f2a-8b1c-0d9e8f7a6b5c"
+
+	db := store(t)
+	s := newSyncer(t, db.DB, nil)
+	st := sync(t, s, stores...)
+	if st.Sessions != 2 || st.Sources != 2 {
+		t.Fatalf("first sync: %+v, want 2 sessions from 2 files", st)
+	}
+
+	// The same as an import of the same store.
+	imported := store(t)
+	sink, err := importer.NewSQLSink(context.Background(), imported.DB, false)
+	must(t, err)
+	im := &importer.Importer{Sink: sink, Report: func(p importer.Problem) { t.Errorf("import: %v", p) }}
+	plan, problems := importer.NewPlan(stores, importer.PlanOptions{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, src := range plan.Sources {
+		must(t, im.Import(context.Background(), src))
+	}
+	must(t, sink.Close())
+	want := searchable(t, imported.DB)
+	check(t, "the first sync", db.DB, want)
+	if len(want[thaiKey]) != 4 || len(want[koreanKey]) != 2 {
+		t.Fatalf("searchable %v, want 4 Thai and 2 Korean messages", want)
+	}
+
+	st = sync(t, s, stores...)
+	if st.Unchanged != st.Sources || st.Sessions != 0 {
+		t.Fatalf("second sync: %+v, want every source unchanged", st)
+	}
+
+	// An append: two lines, two events, read from where the sync stopped.
+	line := func(uuid, parent, typ, role, text string) string {
+		return `{"parentUuid":"` + parent + `","isSidechain":false,"cwd":"/home/ana/src/atlas","sessionId":"9c8b7a65-4d3e-4f2a-8b1c-0d9e8f7a6b5c","type":"` + typ +
+			`","message":{"role":"` + role + `","content":[{"type":"text","text":"` + text + `"}]},"uuid":"` + uuid + `","timestamp":"2025-07-15T01:41:00.000Z"}` + "\n"
+	}
+	appendLines(t, korean,
+		line("c3d4e5f6-a7b8-4c9d-8e0f-a1b2c3d4e5f6", "b2c3d4e5-f6a7-4b8c-9d0e-f1a2b3c4d5e6", "user", "user", "좋아요, 초안 복원도 테스트해 주세요"),
+		line("d4e5f6a7-b8c9-4d0e-9f1a-b2c3d4e5f6a7", "c3d4e5f6-a7b8-4c9d-8e0f-a1b2c3d4e5f6", "assistant", "assistant", "Added a restore test."))
+	st = sync(t, s, stores...)
+	if st.Sessions != 1 || st.Events != 2 {
+		t.Fatalf("after an append: %+v, want 1 session and its 2 new events", st)
+	}
+	if got := searchable(t, db.DB)[koreanKey]; len(got) != 4 {
+		t.Fatalf("after an append: %v, want 4 Korean messages", got)
+	}
+
+	// A line without its newline is still being written.
+	half := line("e5f6a7b8-c9d0-4e1f-8a2b-c3d4e5f6a7b8", "d4e5f6a7-b8c9-4d0e-9f1a-b2c3d4e5f6a7", "user", "user", "one more")
+	appendLines(t, korean, half[:40])
+	if st = sync(t, s, stores...); st.Events != 0 {
+		t.Fatalf("a half-written line: %+v, want nothing copied", st)
+	}
+	appendLines(t, korean, half[40:])
+	if st = sync(t, s, stores...); st.Events != 1 {
+		t.Fatalf("the line completed: %+v, want its event", st)
+	}
+
+	// The Thai session's file is gone: so is the session.
+	must(t, os.Remove(thai))
+	st = sync(t, s, stores...)
+	if st.Removed != 1 {
+		t.Fatalf("after removing a file: %+v, want 1 session removed", st)
+	}
+	if got := searchable(t, db.DB); got[thaiKey] != nil || len(got[koreanKey]) != 5 {
+		t.Fatalf("after removing a file: %v", got)
+	}
+}
