@@ -365,13 +365,10 @@ type hermesRow struct {
 	active, compacted, summary          bool
 }
 
+// visible: Hermes shows a session as its rows with active = 1 OR
+// compacted = 1; rewound rows (active = 0, compacted = 0) are not shown
+// (docs/agents/hermes.md AH4).
 func (r *hermesRow) visible() bool { return r.active || r.compacted }
-
-// displayKey is what makes two rows the same message in Hermes' display
-// history (hermes_state_messages.py _display_dedupe_key).
-func (r *hermesRow) displayKey() string {
-	return strings.Join([]string{r.role, r.content, r.rawTime, r.toolCallID, r.toolCalls, r.toolName}, "\x00")
-}
 
 // hermesRead emits a session's events: the header, then one entry per
 // messages row in id order (docs/agents/hermes.md AH3-AH6).
@@ -401,7 +398,7 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		}
 		r := &hermesRow{id: int64(hermesNumber(v[0])), role: hermesText(v[1]), content: hermesText(v[2]),
 			toolCallID: hermesText(v[3]), toolCalls: hermesText(v[4]), toolName: hermesText(v[5]),
-			time: Millis(hermesNumber(v[6])), rawTime: fmt.Sprint(v[6]), reasoning: hermesText(v[7]),
+			time: Millis(hermesNumber(v[6])), reasoning: hermesText(v[7]),
 			reasoningAlt: hermesText(v[8]), active: hermesNumber(v[9]) != 0, compacted: hermesNumber(v[10]) != 0,
 			summary: hermesNumber(v[11]) != 0, displayKind: hermesText(v[12])}
 		msgs = append(msgs, r)
@@ -409,20 +406,6 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("hermes: reading the messages of session %s: %w", s.id, err)
-	}
-
-	// AH4: of the visible rows that are one message in Hermes' display
-	// history, only the one Hermes shows (the live row, else the newest)
-	// stays on the path; the others hang beside it, like rewound rows.
-	shown := map[string]*hermesRow{}
-	for _, r := range msgs {
-		if !r.visible() {
-			continue
-		}
-		k := r.displayKey()
-		if cur := shown[k]; cur == nil || (r.active && !cur.active) || (r.active == cur.active && r.id > cur.id) {
-			shown[k] = r
-		}
 	}
 
 	send := func(e Event) error {
@@ -434,14 +417,29 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 	if err := send(Event{Pos: 0, Rec: "session " + s.id, JSON: Header(Hermes, s.id, Millis(s.started), s.cwd)}); err != nil {
 		return err
 	}
+	// AH5: a row on the path hangs from the row on the path before it; a
+	// row off the path from the row just before it, so that a rewound turn
+	// is a chain beside the path; after each run of rows off the path a
+	// leaf entry moves the leaf back to the last row on the path. A row's
+	// event never depends on the rows after it, so that a rewind and the
+	// turns after it extend the events read before (docs/agents/hermes.md AH5).
 	lastShown, lastEntry := s.id, s.id // the header's id is the session id
-	leafShown := true
-	var lastTime int64
+	var lastTime, lastPos int64
+	offRun := false
+	leafBack := func() error {
+		offRun = false
+		return send(Event{Pos: lastPos, Rec: "session " + s.id, JSON: Leaf("", lastShown, lastTime)})
+	}
 	for _, r := range msgs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		onPath := r.visible() && shown[r.displayKey()] == r
+		onPath := r.visible()
+		if onPath && offRun {
+			if err := leafBack(); err != nil {
+				return err
+			}
+		}
 		parent := lastEntry
 		if onPath {
 			parent = lastShown
@@ -458,22 +456,18 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		if err := send(Event{Pos: r.id, Rec: rec, JSON: ev}); err != nil {
 			return err
 		}
-		lastEntry, leafShown = id, onPath
+		lastEntry, lastPos = id, r.id
 		if onPath {
 			lastShown = id
+		} else {
+			offRun = true
 		}
 		if r.time != 0 {
 			lastTime = r.time
 		}
 	}
-	if !leafShown {
-		// AH5: the last row is off the path (a rewind with nothing after
-		// it): move the leaf back to the last row Hermes shows.
-		pos := int64(0)
-		if len(msgs) > 0 {
-			pos = msgs[len(msgs)-1].id
-		}
-		return send(Event{Pos: pos, Rec: "session " + s.id, JSON: Leaf("", lastShown, lastTime)})
+	if offRun {
+		return leafBack()
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ INSERT INTO messages (id, session_id, role, content, tool_call_id, tool_calls, t
  (22, '20260302_093000_0718aa', 'assistant', 'เพิ่มคำแปลภาษาไทยแล้ว', NULL, NULL, NULL, 1772443820.0, NULL, 1, 0, 0),
  (23, '20260303_120000_b0b0b0', 'user', 'Объясни разницу между WAL и DELETE', NULL, NULL, NULL, 1772539201.0, NULL, 0, 1, 0),
  (24, '20260303_120000_b0b0b0', 'assistant', 'WAL пишет изменения в отдельный журнал, DELETE — в сам файл.', NULL, NULL, NULL, 1772539210.0, NULL, 0, 1, 0),
- (25, '20260303_120000_b0b0b0', 'user', 'And in Japanese?', NULL, NULL, NULL, 1772539220.0, NULL, 0, 1, 0),
+ (25, '20260303_120000_b0b0b0', 'user', 'And in Japanese?', NULL, NULL, NULL, 1772539220.0, NULL, 0, 0, 0),
  (26, '20260303_120000_b0b0b0', 'user', '[CONTEXT COMPACTION] Discussed WAL and DELETE journal modes.', NULL, NULL, NULL, 1772539230.0, NULL, 1, 0, 1),
  (27, '20260303_120000_b0b0b0', 'user', 'And in Japanese?', NULL, NULL, NULL, 1772539220.0, NULL, 1, 0, 0);
 `
@@ -255,8 +255,8 @@ func TestHermesActivePath(t *testing.T) {
 			"user: Add the Thai translation: เพิ่มคำแปลภาษาไทยของบันทึกประจำรุ่น",
 			"assistant: เพิ่มคำแปลภาษาไทยแล้ว",
 		}, []bool{false, true, true}},
-		// compacted rows stay on the path; row 25 is the same message as
-		// the live row 27, which alone is on it
+		// compacted rows stay on the path; row 25, the carried tail's
+		// original, is superseded by its copy 27 (active = 0, compacted = 0)
 		{hermesE, []string{
 			"user: Объясни разницу между WAL и DELETE",
 			"assistant: WAL пишет изменения в отдельный журнал, DELETE — в сам файл.",
@@ -301,7 +301,7 @@ func TestHermesRecords(t *testing.T) {
 		t.Errorf("A roles %v, want %v", roles, want)
 	}
 	if want := []string{"session:" + hermesA, "message:m1", "message:m2", "message:m3", "message:m4", "message:m10",
-		"message:m11", "message:m12", "message:m13", "message:m14", "message:m15", "message:m16"}; !reflect.DeepEqual(ids, want) {
+		"message:m11", "message:m12", "message:m13", "leaf:", "message:m14", "message:m15", "message:m16"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("A entries %v, want %v", ids, want)
 	}
 	if len(bad) != 0 {
@@ -572,4 +572,62 @@ func TestHermesClaims(t *testing.T) {
 			t.Errorf("Claims(%s) = true", f)
 		}
 	}
+}
+
+// What Hermes does to a session over time (appends, /undo, in-place
+// compaction) extends the events read before: a re-import appends, it
+// never meets an event that changed (docs/agents/hermes.md AH5).
+func TestHermesChangesExtendTheEvents(t *testing.T) {
+	db := filepath.Join(t.TempDir(), ".hermes", "state.db")
+	const sid = "20260305_080000_e1e2e3"
+	hermesMakeDB(t, db, hermesSchemaSQL,
+		`INSERT INTO sessions (id, source, started_at, cwd) VALUES ('`+sid+`', 'cli', 1772697600, '/home/ana/src/shop')`)
+	add := func(role, content string, ts float64) {
+		hermesExec(t, db, `INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)`, sid, role, content, ts)
+	}
+	var prev [][]byte
+	step := func(name string, want []string) {
+		t.Helper()
+		events, bad := read(t, hermesTranscripts(t, db)[sid], -1)
+		if len(bad) != 0 {
+			t.Fatalf("%s: bad %v", name, bad)
+		}
+		if len(events) < len(prev) || (len(prev) > 0 && !reflect.DeepEqual(events[:len(prev)], prev)) {
+			t.Errorf("%s: the events read before changed:\nbefore %q\nafter  %q", name, prev, events)
+		}
+		if path, _ := activePath(t, events); !reflect.DeepEqual(path, want) {
+			t.Errorf("%s: path %q, want %q", name, path, want)
+		}
+		prev = events
+	}
+	add("user", "Сколько стоит доставка?", 1772697601)
+	add("assistant", "Доставка бесплатна от 3000 ₽.", 1772697602)
+	add("user", "А в Японию?", 1772697603)
+	add("assistant", "日本への配送は有料です。", 1772697604)
+	step("four turns", []string{"user: Сколько стоит доставка?", "assistant: Доставка бесплатна от 3000 ₽.",
+		"user: А в Японию?", "assistant: 日本への配送は有料です。"})
+
+	// /undo: rewind_to_message deactivates the last user turn and what follows
+	hermesExec(t, db, `UPDATE messages SET active = 0 WHERE session_id = ? AND id >= 3 AND active = 1`, sid)
+	step("undo", []string{"user: Сколько стоит доставка?", "assistant: Доставка бесплатна от 3000 ₽."})
+
+	add("user", "А в Казахстан?", 1772697610)
+	add("assistant", "В Казахстан — 900 ₽.", 1772697611)
+	step("a new turn after the undo", []string{"user: Сколько стоит доставка?", "assistant: Доставка бесплатна от 3000 ₽.",
+		"user: А в Казахстан?", "assistant: В Казахстан — 900 ₽."})
+
+	// archive_and_compact with a carried tail of one row: the live rows are
+	// archived (active = 0, compacted = 1), the tail's original superseded
+	// (active = 0, compacted = 0), a summary and the tail's copy appended
+	hermesExec(t, db, `UPDATE messages SET active = 0, compacted = 0 WHERE id = 6`)
+	hermesExec(t, db, `UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1`, sid)
+	hermesExec(t, db, `INSERT INTO messages (session_id, role, content, timestamp, _compressed_summary) VALUES (?, 'user', '[CONTEXT COMPACTION] Shipping prices.', 1772697620, 1)`, sid)
+	hermesExec(t, db, `INSERT INTO messages (session_id, role, content, timestamp) SELECT session_id, role, content, timestamp FROM messages WHERE id = 6`)
+	step("in-place compaction", []string{"user: Сколько стоит доставка?", "assistant: Доставка бесплатна от 3000 ₽.",
+		"user: А в Казахстан?", "system: [CONTEXT COMPACTION] Shipping prices.", "assistant: В Казахстан — 900 ₽."})
+
+	add("user", "Спасибо!", 1772697630)
+	step("a turn after the compaction", []string{"user: Сколько стоит доставка?", "assistant: Доставка бесплатна от 3000 ₽.",
+		"user: А в Казахстан?", "system: [CONTEXT COMPACTION] Shipping prices.", "assistant: В Казахстан — 900 ₽.",
+		"user: Спасибо!"})
 }
