@@ -104,11 +104,9 @@ func hermesSchemaOf(path string) hermesSchema {
 		return hermesSchemaOther
 	}
 	for _, loc := range hermesMessagesDDL.FindAllIndex(b, -1) {
-		def := b[loc[1]:min(len(b), loc[1]+4096)]
-		if end := bytes.IndexByte(def, ')'); end >= 0 {
-			// the column list runs to the last ')' of the statement; the
-			// first ')' may close a REFERENCES clause, so look a little further
-			def = def[:min(len(def), end+2048)]
+		def := b[loc[1]:min(len(b), loc[1]+4096)] // the statement, up to the next one
+		if next := bytes.Index(def, []byte("CREATE ")); next >= 0 {
+			def = def[:next]
 		}
 		if bytes.Contains(def, []byte("session_id")) && bytes.Contains(def, []byte("role")) &&
 			bytes.Contains(def, []byte("tool_call_id")) {
@@ -361,7 +359,6 @@ type hermesRow struct {
 	toolCalls, reasoning, reasoningAlt  string
 	displayKind                         string
 	time                                int64
-	rawTime                             string
 	active, compacted, summary          bool
 }
 

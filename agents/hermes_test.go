@@ -543,6 +543,11 @@ func TestHermesClaims(t *testing.T) {
 		`CREATE TABLE transcript_events (session_key TEXT NOT NULL REFERENCES sessions ON DELETE CASCADE, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_key, seq))`,
 		`CREATE TABLE sessionsearch_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID`,
 		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, tool_call_id TEXT)`)
+	// a chat app's database with sessions and messages, but not Hermes' columns
+	chat := filepath.Join(dir, "chat", "history.db")
+	hermesMakeDB(t, chat, `CREATE TABLE sessions (id TEXT PRIMARY KEY)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, body TEXT)`,
+		`CREATE TABLE calls (id INTEGER PRIMARY KEY, tool_call_id TEXT)`)
 	openclaw := filepath.Join(dir, ".openclaw", "agents", "main", "sessions")
 	if err := os.MkdirAll(openclaw, 0o755); err != nil {
 		t.Fatal(err)
