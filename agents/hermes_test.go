@@ -545,9 +545,10 @@ func TestHermesClaims(t *testing.T) {
 		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, tool_call_id TEXT)`)
 	// a chat app's database with sessions and messages, but not Hermes' columns
 	chat := filepath.Join(dir, "chat", "history.db")
-	hermesMakeDB(t, chat, `CREATE TABLE sessions (id TEXT PRIMARY KEY)`,
-		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, body TEXT)`,
-		`CREATE TABLE calls (id INTEGER PRIMARY KEY, tool_call_id TEXT)`)
+	// (SQLite stores later schema rows first: the calls table's text follows messages')
+	hermesMakeDB(t, chat, `CREATE TABLE calls (id INTEGER PRIMARY KEY, tool_call_id TEXT)`,
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, body TEXT)`)
 	openclaw := filepath.Join(dir, ".openclaw", "agents", "main", "sessions")
 	if err := os.MkdirAll(openclaw, 0o755); err != nil {
 		t.Fatal(err)
@@ -561,6 +562,7 @@ func TestHermesClaims(t *testing.T) {
 		filepath.Join(dir, "new", "state.db"): true, // not there yet: by its name
 		other:                                 false,
 		ours:                                  false,
+		chat:                                  false,
 		filepath.Dir(backup):                  false,
 		filepath.Join(dir, ".openclaw"):       false,
 		openclaw:                              false,
