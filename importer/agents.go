@@ -31,7 +31,24 @@ func (im *Importer) importAgentStore(ctx context.Context, src Source) error {
 	return nil
 }
 
+// importAgentTranscript stores one transcript. One that cannot resume
+// (its store rewrites history: a database, Gemini's upserts) and differs
+// from the stored one is stored again whole, replacing it, as sync does
+// (docs/agents.md A7); an append-only transcript that differs is a
+// conflict, reported.
 func (im *Importer) importAgentTranscript(ctx context.Context, tr agents.Transcript) error {
+	_, replaces := im.Sink.(Replacer)
+	t, err := im.readAgentTranscript(ctx, tr, false, replaces && !tr.Resumable, 0)
+	if err != nil || !t.conflicted {
+		return err
+	}
+	_, err = im.readAgentTranscript(ctx, tr, true, false, t.bad)
+	return err
+}
+
+// readAgentTranscript reads and stores tr; the first skipBad bad records
+// were reported by an earlier read of it.
+func (im *Importer) readAgentTranscript(ctx context.Context, tr agents.Transcript, replace, retry bool, skipBad int) (*transcript, error) {
 	t := im.newTranscript(ctx, tr.Path, func(h header) Session {
 		s := tr.Session
 		if s.CreatedAt == 0 {
@@ -39,9 +56,13 @@ func (im *Importer) importAgentTranscript(ctx context.Context, tr agents.Transcr
 		}
 		return s
 	})
+	t.replace, t.retry = replace, retry
+	bytes := im.stats.Bytes
 	err := tr.Read(ctx, -1, func(e agents.Event) error {
 		if e.Bad != nil {
-			im.report(AgentProblem(agents.Problem{Path: tr.Path, Rec: e.Rec, Err: e.Bad}))
+			if t.bad++; t.bad > skipBad {
+				im.report(AgentProblem(agents.Problem{Path: tr.Path, Rec: e.Rec, Err: e.Bad}))
+			}
 			return nil
 		}
 		im.stats.Bytes += int64(len(e.JSON))
@@ -54,18 +75,21 @@ func (im *Importer) importAgentTranscript(ctx context.Context, tr agents.Transcr
 		return nil
 	})
 	switch {
+	case t.conflicted:
+		im.stats.Bytes = bytes // read again
+		return t, nil
 	case err == errStop:
-		return nil
+		return t, nil
 	case err != nil:
 		if ctx.Err() != nil {
 			t.abort()
-			return ctx.Err()
+			return t, ctx.Err()
 		}
 		im.report(Problem{Path: tr.Path, Record: tr.Unit, Err: err})
 		t.abort()
-		return nil
+		return t, nil
 	}
-	return t.finish()
+	return t, t.finish()
 }
 
 type stopError struct{}

@@ -1,13 +1,16 @@
 package importer
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/agents"
+	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 	tr "github.com/sessionsearch/sessionsearch/transcript"
 )
@@ -96,5 +99,63 @@ func TestImportAgentStores(t *testing.T) {
 	plan, _ = NewPlan([]string{filepath.Join("..", fixtures.Dir)}, PlanOptions{Agents: func(name string) bool { return name == agents.ClaudeCode }})
 	if len(plan.Sources) != 0 || len(plan.Skipped) != 1 || plan.Skipped[0].Reason != "openclaw is excluded" {
 		t.Errorf("OpenClaw transcripts with --include claude-code: %+v", plan)
+	}
+}
+
+// docs/agents.md A7: a database session whose history was rewritten (a
+// Hermes rewind after a rewind) is stored again whole by a second import,
+// not reported as a conflict, and ends as a fresh import stores it.
+func TestImportReplacesRewrittenHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open(driver.DriverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Hermes' tables, with the columns this test needs (hermes_state_common.py
+	// SCHEMA_SQL; the reader takes missing columns as their defaults).
+	exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`)
+	exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+		role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL,
+		active INTEGER NOT NULL DEFAULT 1)`)
+	exec(`INSERT INTO sessions VALUES ('s1', 'cli', 1754035200)`)
+	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'alpha', 1754035201),
+		('s1', 'assistant', 'beta', 1754035202), ('s1', 'user', 'gamma', 1754035203), ('s1', 'assistant', 'delta', 1754035204)`)
+	open := func(p string) (*sql.DB, error) { return sql.Open(driver.DriverName, "file:"+p+"?mode=ro") }
+	sink := newMemSink()
+	importOnce := func(sink *memSink) Stats {
+		t.Helper()
+		im := &Importer{Sink: sink, OpenDB: open, Report: func(p Problem) { t.Errorf("problem: %v", p) }}
+		plan, problems := NewPlan([]string{path}, PlanOptions{})
+		if len(problems) > 0 || len(plan.Sources) != 1 || plan.Sources[0].Kind != AgentStore {
+			t.Fatalf("plan %+v %v", plan, problems)
+		}
+		if err := im.Import(context.Background(), plan.Sources[0]); err != nil {
+			t.Fatal(err)
+		}
+		return im.Stats()
+	}
+	importOnce(sink)
+	// /undo of the last turn, a new turn, then /undo back to the first
+	// answer: the events of the first rewind change.
+	exec(`UPDATE messages SET active = 0 WHERE id >= 3`)
+	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'epsilon', 1754035205)`)
+	importOnce(sink)
+	exec(`UPDATE messages SET active = 0 WHERE id >= 2`)
+	st := importOnce(sink)
+	if st.Transcripts != 1 {
+		t.Fatalf("the import after the second rewind: %+v, want the transcript stored", st)
+	}
+	fresh := newMemSink()
+	importOnce(fresh)
+	const key = "agent:hermes:s1"
+	if got, want := sink.events[key], fresh.events[key]; len(got) != len(want) || !bytes.Equal(bytes.Join(got, []byte("\n")), bytes.Join(want, []byte("\n"))) {
+		t.Fatalf("after replacing:\n%s\nwant a fresh import's\n%s", bytes.Join(got, []byte("\n")), bytes.Join(want, []byte("\n")))
 	}
 }

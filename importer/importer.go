@@ -145,6 +145,11 @@ type transcript struct {
 	events  int64
 	added   int64
 	failed  bool
+	// replace: begin with the sink's BeginReplace; retry: a conflict
+	// rolls back without a report and sets conflicted, for the caller to
+	// replace the transcript.
+	replace, retry, conflicted bool
+	bad                        int // bad records of another agent's transcript
 }
 
 func (im *Importer) newTranscript(ctx context.Context, path string, resolve func(header) Session) *transcript {
@@ -166,13 +171,23 @@ func (t *transcript) add(raw []byte, at location) error {
 	}
 	if t.w == nil {
 		s := t.resolve(t.dec.header)
-		w, err := t.im.Sink.Begin(t.ctx, s)
+		begin := t.im.Sink.Begin
+		if r, ok := t.im.Sink.(Replacer); ok && t.replace {
+			begin = r.BeginReplace
+		}
+		w, err := begin(t.ctx, s)
 		if err != nil {
 			return t.fail(at, fmt.Errorf("session %s: %w", s.Key, err))
 		}
 		t.w, t.key = w, s.Key
 	}
 	added, err := t.w.Append(t.ctx, t.seq, event)
+	var conflict *ConflictError
+	if t.retry && errors.As(err, &conflict) {
+		t.conflicted = true
+		t.abort()
+		return nil
+	}
 	if err != nil {
 		return t.fail(at, err)
 	}

@@ -28,17 +28,23 @@ func (m *memSink) Begin(_ context.Context, s Session) (TranscriptWriter, error) 
 	return &memTx{m: m, s: s}, nil
 }
 
+// BeginReplace starts a transcript that replaces the stored one on Commit.
+func (m *memSink) BeginReplace(_ context.Context, s Session) (TranscriptWriter, error) {
+	return &memTx{m: m, s: s, replace: true}, nil
+}
+
 type memTx struct {
 	m       *memSink
 	s       Session
 	pending [][]byte
+	replace bool
 }
 
 func (t *memTx) stored(seq int) ([]byte, bool) {
 	if seq < len(t.pending) && t.pending[seq] != nil {
 		return t.pending[seq], true
 	}
-	if ev := t.m.events[t.s.Key]; seq < len(ev) {
+	if ev := t.m.events[t.s.Key]; seq < len(ev) && !t.replace {
 		return ev[seq], true
 	}
 	return nil, false
@@ -59,6 +65,12 @@ func (t *memTx) Append(_ context.Context, seq int, event []byte) (bool, error) {
 }
 
 func (t *memTx) Commit() error {
+	if t.replace {
+		delete(t.m.events, t.s.Key)
+		if _, ok := t.m.sessions[t.s.Key]; ok {
+			t.m.sessions[t.s.Key] = t.s
+		}
+	}
 	old, ok := t.m.sessions[t.s.Key]
 	if !ok {
 		t.m.order = append(t.m.order, t.s.Key)

@@ -18,6 +18,14 @@ type Sink interface {
 	Begin(ctx context.Context, s Session) (TranscriptWriter, error)
 }
 
+// Replacer is a Sink that can replace a stored transcript whole: the
+// session and its events are deleted in the transaction that stores the new
+// ones (for another agent's transcript whose history was rewritten;
+// docs/agents.md A7).
+type Replacer interface {
+	BeginReplace(ctx context.Context, s Session) (TranscriptWriter, error)
+}
+
 // TranscriptWriter receives the events of one transcript.
 type TranscriptWriter interface {
 	// Append stores event at seq. It reports whether the event is new; an

@@ -88,9 +88,25 @@ func (s *SQLSink) Close() error {
 
 // Begin starts the transcript's transaction and creates its session.
 func (s *SQLSink) Begin(ctx context.Context, sess Session) (TranscriptWriter, error) {
+	return s.begin(ctx, sess, false)
+}
+
+// BeginReplace is Begin for a transcript that replaces the stored one: the
+// session and its events are deleted first, in the same transaction.
+func (s *SQLSink) BeginReplace(ctx context.Context, sess Session) (TranscriptWriter, error) {
+	return s.begin(ctx, sess, true)
+}
+
+func (s *SQLSink) begin(ctx context.Context, sess Session, replace bool) (TranscriptWriter, error) {
 	tx, err := s.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
+	}
+	if replace {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE session_key = ?`, sess.Key); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
 	}
 	_, err = tx.StmtContext(ctx, s.session).ExecContext(ctx, sess.Values()...)
 	if err != nil {
