@@ -2,6 +2,7 @@ package syncer_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,64 @@ func TestSyncAgentStores(t *testing.T) {
 	}
 	if got := searchable(t, db.DB); got[thaiKey] != nil || len(got[koreanKey]) != 5 {
 		t.Fatalf("after removing a file: %v", got)
+	}
+}
+
+// docs/sync.md Y15, docs/agents.md A8: a database store (Hermes) is one
+// source; an unchanged database is not opened, and when it changes only the
+// sessions whose rows changed are copied again, in full.
+func TestSyncAgentDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	src, err := sql.Open("sqlite3", path)
+	must(t, err)
+	defer src.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := src.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Hermes' tables, with the columns this test needs (hermes_state_common.py
+	// SCHEMA_SQL; the reader takes missing columns as their defaults).
+	exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`)
+	exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+		role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL,
+		active INTEGER NOT NULL DEFAULT 1)`)
+	exec(`INSERT INTO sessions VALUES ('s1', 'cli', 1754035200), ('s2', 'telegram', 1754035300)`)
+	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES
+		('s1', 'user', 'Привет, почини сборку', 1754035201), ('s1', 'assistant', 'ビルドを直しました', 1754035202),
+		('s2', 'user', 'weather in Lisbon', 1754035301)`)
+	old := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(path, old, old))
+
+	db := store(t)
+	s := newSyncer(t, db.DB, nil)
+	if st := sync(t, s, path); st.Sessions != 2 || st.Sources != 1 {
+		t.Fatalf("first sync: %+v, want 2 sessions from 1 database", st)
+	}
+	if got := searchable(t, db.DB); len(got["agent:hermes:s1"]) != 2 || len(got["agent:hermes:s2"]) != 1 {
+		t.Fatalf("searchable %v", got)
+	}
+	if st := sync(t, s, path); st.Unchanged != 1 || st.Sessions != 0 {
+		t.Fatalf("second sync: %+v, want the database unchanged", st)
+	}
+	// A rewind of s1: its rows change, s2's do not.
+	exec(`UPDATE messages SET active = 0 WHERE id = 2`)
+	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'assistant', 'Сборка снова зелёная', 1754035203)`)
+	must(t, os.Chtimes(path, old.Add(time.Minute), old.Add(time.Minute)))
+	st := sync(t, s, path)
+	if st.Sessions != 1 {
+		t.Fatalf("after a rewind: %+v, want only s1 copied again", st)
+	}
+	got := searchable(t, db.DB)
+	if len(got["agent:hermes:s1"]) != 2 || len(got["agent:hermes:s2"]) != 1 {
+		t.Fatalf("after a rewind: %v, want s1's user message and its new answer", got)
+	}
+	// The session is gone from the database: it goes from the store too.
+	exec(`DELETE FROM messages WHERE session_id = 's2'`)
+	exec(`DELETE FROM sessions WHERE id = 's2'`)
+	must(t, os.Chtimes(path, old.Add(2*time.Minute), old.Add(2*time.Minute)))
+	if st := sync(t, s, path); st.Removed != 1 {
+		t.Fatalf("after deleting s2: %+v, want it removed", st)
 	}
 }

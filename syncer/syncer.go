@@ -477,7 +477,9 @@ func underAny(path string, roots []string) bool {
 // changed reports whether u differs from its watermark: new events, another
 // key, generation or links, or a tail that no longer matches.
 func (s *Syncer) changed(ctx context.Context, u *unit, old *row) bool {
-	if old.key != u.sess.Key || old.gen != u.gen || u.end != old.position || !old.resumable || u.kind != old.kind {
+	// Another agent's transcript that cannot resume is as its generation
+	// says (a fingerprint of its rows, or its file's whole stamp).
+	if old.key != u.sess.Key || old.gen != u.gen || u.end != old.position || (!old.resumable && u.kind != kindAgent) || u.kind != old.kind {
 		return true
 	}
 	l := old.links()
