@@ -1,0 +1,610 @@
+package agents
+
+// OpenAI Codex CLI rollouts (docs/agents/codex.md): one JSONL file per
+// thread under $CODEX_HOME/sessions/YYYY/MM/DD/ (or archived_sessions/),
+// named rollout-<local time>-<thread uuid>.jsonl, each line
+// {"timestamp", "type", "payload"}.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/store"
+)
+
+func init() {
+	register(&Format{
+		Agent:  Codex,
+		Roots:  codexRoots,
+		Claims: codexClaims,
+		List:   codexList,
+	})
+}
+
+// The directories of $CODEX_HOME that hold rollouts (docs/agents/codex.md AX1).
+const (
+	codexSessionsDir = "sessions"
+	codexArchivedDir = "archived_sessions"
+	codexPrefix      = "rollout-"
+	codexSuffix      = ".jsonl"
+)
+
+func codexRoots(env Env) []string {
+	home := env.Dir("CODEX_HOME", ".codex")
+	return []string{filepath.Join(home, codexSessionsDir), filepath.Join(home, codexArchivedDir)}
+}
+
+// codexClaims: a .codex directory, its sessions/ and archived_sessions/
+// trees, a sessions/ or archived_sessions/ directory elsewhere (a
+// $CODEX_HOME) that holds a YYYY directory or a rollout file, a
+// rollout-*.jsonl file, and a .jsonl file whose first line is a
+// session_meta record (docs/agents/codex.md AX2).
+func codexClaims(path string) bool {
+	clean := filepath.Clean(path)
+	parts := strings.Split(filepath.ToSlash(clean), "/")
+	for i, p := range parts {
+		if p != ".codex" {
+			continue
+		}
+		if i == len(parts)-1 {
+			return true
+		}
+		if next := parts[i+1]; next == codexSessionsDir || next == codexArchivedDir {
+			return true
+		}
+	}
+	base := filepath.Base(clean)
+	info, err := os.Stat(clean)
+	if err == nil && info.IsDir() {
+		if base != codexSessionsDir && base != codexArchivedDir {
+			return false
+		}
+		entries, err := os.ReadDir(clean)
+		if err != nil {
+			return false
+		}
+		for _, e := range entries {
+			if e.IsDir() && codexYear(e.Name()) || !e.IsDir() && codexRolloutName(e.Name()) {
+				return true
+			}
+		}
+		return false
+	}
+	if codexRolloutName(base) {
+		return true
+	}
+	if !strings.HasSuffix(base, ".jsonl") || err != nil {
+		return false
+	}
+	return codexStartsWithMeta(clean)
+}
+
+func codexYear(name string) bool {
+	if len(name) != 4 {
+		return false
+	}
+	for _, c := range name {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func codexRolloutName(name string) bool {
+	return strings.HasPrefix(name, codexPrefix) && strings.HasSuffix(name, codexSuffix) && len(name) > len(codexPrefix)+len(codexSuffix)
+}
+
+// codexStartsWithMeta reports whether the file's first line is a
+// session_meta record. Codex writes the line's "timestamp" first and its
+// "type" right after it, so the first bytes tell.
+func codexStartsWithMeta(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) && bytes.Contains(head, []byte(`"type":"session_meta"`))
+}
+
+// codexFileID returns the thread uuid and start time (the file name's
+// local time, read as UTC) of a rollout file name, ok false when the name
+// is not rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl.
+func codexFileID(name string) (id string, created int64, ok bool) {
+	if !codexRolloutName(name) {
+		return "", 0, false
+	}
+	s := strings.TrimSuffix(strings.TrimPrefix(name, codexPrefix), codexSuffix)
+	const stamp = len("2006-01-02T15-04-05")
+	if len(s) != stamp+1+36 || s[stamp] != '-' || !codexUUID(s[stamp+1:]) {
+		return "", 0, false
+	}
+	if t, err := time.Parse("2006-01-02T15-04-05", s[:stamp]); err == nil {
+		created = t.UnixMilli()
+	}
+	return s[stamp+1:], created, true
+}
+
+func codexUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// codexList lists every rollout under path: a file, a sessions or
+// archived_sessions tree, or a .codex directory (both trees, sessions/
+// first). A thread id seen twice (a rollout caught while it is being
+// archived) is read from the first file only; the second is a problem.
+func codexList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, []Problem{{Path: path, Err: err}}
+	}
+	var files []string
+	var problems []Problem
+	if !info.IsDir() {
+		files = []string{path}
+	} else {
+		roots := []string{path}
+		if filepath.Base(filepath.Clean(path)) == ".codex" {
+			roots = []string{filepath.Join(path, codexSessionsDir), filepath.Join(path, codexArchivedDir)}
+		}
+		for _, root := range roots {
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					if errors.Is(err, fs.ErrNotExist) && p == root {
+						return nil
+					}
+					problems = append(problems, Problem{Path: p, Err: err})
+					if d != nil && d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				}
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return ctxErr
+				}
+				if !d.IsDir() && codexRolloutName(d.Name()) {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if err != nil {
+				problems = append(problems, Problem{Path: root, Err: err})
+			}
+		}
+	}
+	var out []Transcript
+	seen := map[string]string{}
+	for _, file := range files {
+		tr, err := codexTranscript(ctx, file)
+		if err != nil {
+			problems = append(problems, Problem{Path: file, Err: err})
+			continue
+		}
+		if first, dup := seen[tr.Session.Key]; dup {
+			problems = append(problems, Problem{Path: file, Err: fmt.Errorf("session %s is also in %s; read from there", tr.Session.Key, first)})
+			continue
+		}
+		seen[tr.Session.Key] = file
+		out = append(out, tr)
+	}
+	return out, problems
+}
+
+// codexLine is a rollout line (RolloutLine: timestamp, type, payload).
+type codexLine struct {
+	Timestamp json.RawMessage `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// codexMeta is what this reader uses of a session_meta payload.
+type codexMeta struct {
+	ID           string          `json:"id"`
+	ForkedFromID string          `json:"forked_from_id"`
+	Timestamp    json.RawMessage `json:"timestamp"`
+	Cwd          string          `json:"cwd"`
+	Source       json.RawMessage `json:"source"`
+	// Some writers put the spawning thread's id at the top of the payload.
+	ParentThreadID string `json:"parent_thread_id"`
+}
+
+// parent is the thread that spawned this one: source
+// {"subagent":{"thread_spawn":{"parent_thread_id":...}}}, else a top-level
+// parent_thread_id.
+func (m codexMeta) parent() string {
+	var src struct {
+		Subagent struct {
+			ThreadSpawn struct {
+				ParentThreadID string `json:"parent_thread_id"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	if len(m.Source) > 0 && m.Source[0] == '{' && json.Unmarshal(m.Source, &src) == nil && src.Subagent.ThreadSpawn.ParentThreadID != "" {
+		return src.Subagent.ThreadSpawn.ParentThreadID
+	}
+	return m.ParentThreadID
+}
+
+var errCodexFirstLine = errors.New("first line read")
+
+// codexTranscript reads the session_meta line a rollout starts with (the
+// file name's uuid stands in when there is none) and returns the
+// transcript of the file.
+func codexTranscript(ctx context.Context, path string) (Transcript, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Transcript{}, err
+	}
+	var meta codexMeta
+	var metaEnd int64
+	var lineTime int64
+	err = Lines(ctx, path, -1, func(line []byte, end int64, rec string, bad error) error {
+		var l codexLine
+		if bad == nil && json.Unmarshal(line, &l) == nil && l.Type == "session_meta" {
+			var m codexMeta
+			if json.Unmarshal(l.Payload, &m) == nil && m.ID != "" {
+				meta, metaEnd, lineTime = m, end, Millis(l.Timestamp)
+			}
+		}
+		return errCodexFirstLine
+	})
+	if err != nil && !errors.Is(err, errCodexFirstLine) {
+		return Transcript{}, err
+	}
+	id, created := meta.ID, Millis(meta.Timestamp)
+	if created == 0 {
+		created = lineTime
+	}
+	if id == "" {
+		fileID, fileTime, ok := codexFileID(filepath.Base(path))
+		if !ok {
+			return Transcript{}, errors.New("codex: no session_meta line and the file name rollout-<time>-<uuid>.jsonl has no thread id")
+		}
+		id, created = fileID, fileTime
+	}
+	sess := store.Session{Key: Key(Codex, id), CreatedAt: created}
+	if p := meta.parent(); p != "" {
+		sess.SpawnedBy = Key(Codex, p)
+	}
+	if meta.ForkedFromID != "" {
+		sess.ParentSessionKey = Key(Codex, meta.ForkedFromID)
+	}
+	r := &codexReader{path: path, sessionID: id, created: created, cwd: meta.Cwd, metaEnd: metaEnd}
+	return Transcript{
+		Agent:     Codex,
+		Path:      path,
+		Session:   sess,
+		Project:   meta.Cwd,
+		Resumable: true,
+		Events:    info.Size()/400 + 1,
+		Read:      r.read,
+	}, nil
+}
+
+// codexReader converts one rollout file. The conversion of a line depends
+// on two things earlier lines set: the user turns on the active path (for
+// thread_rolled_back) and the names of the tool calls (for their outputs).
+// A read after a position replays the lines before it without emitting, so
+// that it emits exactly the events a read from the start emits after that
+// position (docs/agents/codex.md AX9).
+type codexReader struct {
+	path      string
+	sessionID string
+	created   int64
+	cwd       string
+	metaEnd   int64 // end of the session_meta line the header came from, 0 if none
+}
+
+// codexState is what the conversion of a line needs from the lines before.
+type codexState struct {
+	last  string            // id of the entry that is the leaf
+	turns []string          // for each user turn on the active path, the entry before it
+	names map[string]string // tool name by call id
+}
+
+func (r *codexReader) read(ctx context.Context, after int64, emit func(Event) error) error {
+	st := &codexState{last: r.sessionID, names: map[string]string{}}
+	send := func(e Event) error {
+		if e.Pos <= after {
+			return nil
+		}
+		return emit(e)
+	}
+	if err := send(Event{Pos: r.metaEnd, JSON: Header(Codex, r.sessionID, r.created, r.cwd), Rec: "session"}); err != nil {
+		return err
+	}
+	return Lines(ctx, r.path, -1, func(line []byte, end int64, rec string, bad error) error {
+		if bad != nil {
+			return send(Event{Pos: end, Rec: rec, Bad: bad})
+		}
+		for _, ev := range st.convert(line, end) {
+			ev.Rec = rec
+			if err := send(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// codexContent is a content item of a message (ContentItem).
+type codexContent struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"image_url"`
+}
+
+// codexItem is a response_item payload (ResponseItem), the fields this
+// reader uses of each kind.
+type codexItem struct {
+	Type    string         `json:"type"`
+	Role    string         `json:"role"`
+	Content codexRawList   `json:"content"`
+	Summary []codexContent `json:"summary"`
+	// function_call, custom_tool_call, local_shell_call, web_search_call
+	CallID    string          `json:"call_id"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	Action    json.RawMessage `json:"action"`
+	// function_call_output, custom_tool_call_output
+	Output json.RawMessage `json:"output"`
+}
+
+// codexRawList is a JSON array of content items, or nothing usable.
+type codexRawList []codexContent
+
+func (l *codexRawList) UnmarshalJSON(b []byte) error {
+	var items []codexContent
+	if json.Unmarshal(b, &items) == nil {
+		*l = items
+	}
+	return nil
+}
+
+// convert turns one line into its events (docs/agents/codex.md AX3-AX8).
+func (st *codexState) convert(line []byte, end int64) []Event {
+	var l codexLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return []Event{{Pos: end, Bad: fmt.Errorf("codex: line is not a JSON object: %w", err)}}
+	}
+	if l.Type == "" {
+		return []Event{{Pos: end, Bad: errors.New(`codex: line has no "type"`)}}
+	}
+	id := "@" + strconv.FormatInt(end, 10)
+	t := Millis(l.Timestamp)
+	kept := func(typ string) Event {
+		st.last = id
+		return Event{Pos: end, JSON: Kept(Codex, typ, id, FromLeaf, t, line)}
+	}
+	switch l.Type {
+	case "session_meta":
+		// The first one is also the header; a later one (a fork copies
+		// its parent's history) is a record like any other.
+		return []Event{kept("session_meta")}
+	case "response_item":
+		var it codexItem
+		if err := json.Unmarshal(l.Payload, &it); err != nil || it.Type == "" {
+			if err == nil {
+				err = errors.New(`payload has no "type"`)
+			}
+			return []Event{{Pos: end, Bad: fmt.Errorf("codex: response_item: %w", err)}}
+		}
+		m, ok := st.item(it)
+		if !ok {
+			return []Event{kept("response_item." + it.Type)}
+		}
+		m.ID, m.Parent, m.Time = id, FromLeaf, t
+		st.last = id
+		return []Event{{Pos: end, JSON: Message(m)}}
+	case "event_msg":
+		var ev struct {
+			Type     string          `json:"type"`
+			NumTurns json.RawMessage `json:"num_turns"`
+		}
+		if err := json.Unmarshal(l.Payload, &ev); err != nil || ev.Type == "" {
+			if err == nil {
+				err = errors.New(`payload has no "type"`)
+			}
+			return []Event{{Pos: end, Bad: fmt.Errorf("codex: event_msg: %w", err)}}
+		}
+		if ev.Type != "thread_rolled_back" {
+			return []Event{kept("event_msg." + ev.Type)}
+		}
+		n, err := strconv.ParseUint(string(ev.NumTurns), 10, 32)
+		if err != nil {
+			return []Event{{Pos: end, Bad: fmt.Errorf("codex: thread_rolled_back: num_turns %s: not a count of turns", ev.NumTurns)}}
+		}
+		out := []Event{kept("event_msg.thread_rolled_back")}
+		if target, ok := st.rollback(int(n)); ok {
+			out = append(out, Event{Pos: end, JSON: Leaf("", target, t)})
+		}
+		return out
+	default:
+		// turn_context, compacted, and types this reader does not know.
+		return []Event{kept(l.Type)}
+	}
+}
+
+// rollback drops the last n user turns of the active path, as Codex drops
+// them from its history (docs/agents/codex.md AX7): the leaf moves to the
+// entry before the first dropped turn. No user turn: nothing moves.
+func (st *codexState) rollback(n int) (target string, ok bool) {
+	if n <= 0 || len(st.turns) == 0 {
+		return "", false
+	}
+	k := len(st.turns) - n
+	if k < 0 {
+		k = 0
+	}
+	target = st.turns[k]
+	st.turns = st.turns[:k]
+	st.last = target
+	return target, true
+}
+
+// item maps a response item to a message; ok is false for the kinds kept
+// as records.
+func (st *codexState) item(it codexItem) (Msg, bool) {
+	switch it.Type {
+	case "message":
+		blocks := codexBlocks(it.Content)
+		switch it.Role {
+		case "user":
+			if codexContextual(it.Content) {
+				return Msg{Role: "system", Content: blocks}, true
+			}
+			st.turns = append(st.turns, st.last)
+			return Msg{Role: "user", Content: blocks}, true
+		case "assistant":
+			return Msg{Role: "assistant", Content: blocks}, true
+		default: // developer, system
+			return Msg{Role: "system", Content: blocks}, true
+		}
+	case "reasoning":
+		var blocks []Block
+		for _, s := range it.Summary {
+			if strings.TrimSpace(s.Text) != "" {
+				blocks = append(blocks, Thinking(s.Text))
+			}
+		}
+		for _, c := range it.Content {
+			if strings.TrimSpace(c.Text) != "" {
+				blocks = append(blocks, Thinking(c.Text))
+			}
+		}
+		return Msg{Role: "assistant", Content: blocks}, true
+	case "function_call":
+		st.names[it.CallID] = it.Name
+		return Msg{Role: "assistant", Content: []Block{ToolCall(it.CallID, it.Name, []byte(it.Arguments))}}, true
+	case "custom_tool_call":
+		st.names[it.CallID] = it.Name
+		return Msg{Role: "assistant", Content: []Block{ToolCall(it.CallID, it.Name, encode(it.Input))}}, true
+	case "local_shell_call":
+		callID := it.CallID
+		if callID == "" {
+			callID = it.ID
+		}
+		st.names[callID] = "local_shell"
+		return Msg{Role: "assistant", Content: []Block{ToolCall(callID, "local_shell", it.Action)}}, true
+	case "web_search_call":
+		return Msg{Role: "assistant", Content: []Block{ToolCall(it.ID, "web_search", it.Action)}}, true
+	case "function_call_output", "custom_tool_call_output":
+		text, isError := codexOutput(it.Output)
+		return Msg{Role: "toolResult", ToolCallID: it.CallID, ToolName: st.names[it.CallID],
+			IsError: isError, Content: []Block{Text(text)}}, true
+	}
+	return Msg{}, false
+}
+
+// codexBlocks maps content items: input_text and output_text to text,
+// input_image to an image block without its data.
+func codexBlocks(items []codexContent) []Block {
+	out := []Block{}
+	for _, c := range items {
+		switch c.Type {
+		case "input_text", "output_text", "text":
+			out = append(out, Text(c.Text))
+		case "input_image":
+			mime := "image"
+			if rest, ok := strings.CutPrefix(c.ImageURL, "data:"); ok {
+				if i := strings.IndexAny(rest, ";,"); i > 0 {
+					mime = rest[:i]
+				}
+			}
+			out = append(out, Block{Type: "image", MimeType: mime})
+		}
+	}
+	return out
+}
+
+// codexContextMarkers are the start and end of the user-role fragments
+// Codex injects as context, not typed by the user (docs/agents/codex.md AX5).
+var codexContextMarkers = [][2]string{
+	{"<user_instructions>", "</user_instructions>"},
+	{"<environment_context>", "</environment_context>"},
+	{"# AGENTS.md instructions for ", "</INSTRUCTIONS>"},
+	{"<skill>", "</skill>"},
+	{"<user_shell_command>", "</user_shell_command>"},
+	{"<turn_aborted>", "</turn_aborted>"},
+	{"<subagent_notification>", "</subagent_notification>"},
+}
+
+// codexContextual reports whether a user message is injected context: one
+// of its input_text items starts with a context marker (in any case) and
+// ends with its end marker, as Codex decides it.
+func codexContextual(items []codexContent) bool {
+	for _, c := range items {
+		if c.Type != "input_text" {
+			continue
+		}
+		text := strings.TrimSpace(c.Text)
+		for _, m := range codexContextMarkers {
+			if len(text) >= len(m[0]) && strings.EqualFold(text[:len(m[0])], m[0]) && strings.HasSuffix(text, m[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codexOutput is the text of a tool output: a string, an array of content
+// items (their text joined), or {"content", "success"}; isError when
+// success is false.
+func codexOutput(raw json.RawMessage) (text string, isError bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, false
+	}
+	var items []codexContent
+	if json.Unmarshal(raw, &items) == nil {
+		var parts []string
+		for _, c := range items {
+			if c.Text != "" {
+				parts = append(parts, c.Text)
+			}
+		}
+		return strings.Join(parts, "\n"), false
+	}
+	var obj struct {
+		Content json.RawMessage `json:"content"`
+		Success *bool           `json:"success"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Content != nil {
+		text, _ = codexOutput(obj.Content)
+		return text, obj.Success != nil && !*obj.Success
+	}
+	return string(bytes.TrimSpace(raw)), false
+}
