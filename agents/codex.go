@@ -416,10 +416,7 @@ func (st *codexState) convert(line []byte, end int64) []Event {
 		return []Event{kept("session_meta")}
 	case "response_item":
 		var it codexItem
-		if err := json.Unmarshal(l.Payload, &it); err != nil || it.Type == "" {
-			if err == nil {
-				err = errors.New(`payload has no "type"`)
-			}
+		if err := codexPayload(l.Payload, &it, &it.Type); err != nil {
 			return []Event{{Pos: end, Bad: fmt.Errorf("codex: response_item: %w", err)}}
 		}
 		m, ok := st.item(it)
@@ -434,10 +431,7 @@ func (st *codexState) convert(line []byte, end int64) []Event {
 			Type     string          `json:"type"`
 			NumTurns json.RawMessage `json:"num_turns"`
 		}
-		if err := json.Unmarshal(l.Payload, &ev); err != nil || ev.Type == "" {
-			if err == nil {
-				err = errors.New(`payload has no "type"`)
-			}
+		if err := codexPayload(l.Payload, &ev, &ev.Type); err != nil {
 			return []Event{{Pos: end, Bad: fmt.Errorf("codex: event_msg: %w", err)}}
 		}
 		if ev.Type != "thread_rolled_back" {
@@ -456,6 +450,21 @@ func (st *codexState) convert(line []byte, end int64) []Event {
 		// turn_context, compacted, and types this reader does not know.
 		return []Event{kept(l.Type)}
 	}
+}
+
+// codexPayload decodes a payload that must be a JSON object with a "type".
+func codexPayload(raw json.RawMessage, v any, typ *string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return errors.New("payload is not a JSON object")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	if *typ == "" {
+		return errors.New(`payload has no "type"`)
+	}
+	return nil
 }
 
 // rollback drops the last n user turns of the active path, as Codex drops

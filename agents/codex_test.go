@@ -351,7 +351,7 @@ func TestCodexBadLines(t *testing.T) {
 		"line 2: codex: line is not a JSON object: invalid character 'o' in literal null (expecting 'u')",
 		`line 3: codex: line has no "type"`,
 		`line 4: codex: response_item: payload has no "type"`,
-		"line 5: codex: event_msg: json: cannot unmarshal array into Go value of type struct { Type string \"json:\\\"type\\\"\"; NumTurns json.RawMessage \"json:\\\"num_turns\\\"\" }",
+		"line 5: codex: event_msg: payload is not a JSON object",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("bad\n%q\nwant\n%q", got, want)
@@ -505,5 +505,31 @@ func TestCodexClaims(t *testing.T) {
 	trs, problems := Lookup(Codex).List(context.Background(), filepath.Join(tmp, "none", ".codex"), Env{})
 	if len(trs) != 0 || len(problems) != 1 {
 		t.Errorf("a missing .codex: %v %v", trs, problems)
+	}
+}
+
+func TestCodexThreadInBothTrees(t *testing.T) {
+	home := filepath.Join(t.TempDir(), ".codex")
+	name := "rollout-2025-09-30T21-40-11-" + codexArchID + ".jsonl"
+	data, err := os.ReadFile(filepath.Join(codexFixtures, "archived_sessions", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(home, "sessions", "2025", "09", "30", name)
+	archived := filepath.Join(home, "archived_sessions", name)
+	for _, p := range []string{live, archived} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trs, problems := Lookup(Codex).List(context.Background(), home, Env{})
+	if len(trs) != 1 || trs[0].Path != live {
+		t.Fatalf("transcripts %v, want the one in sessions/", trs)
+	}
+	if len(problems) != 1 || problems[0].Path != archived || !strings.Contains(problems[0].Error(), "is also in "+live) {
+		t.Errorf("problems %v, want the archived copy named", problems)
 	}
 }
