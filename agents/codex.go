@@ -44,49 +44,77 @@ func codexRoots(env Env) []string {
 	return []string{filepath.Join(home, codexSessionsDir), filepath.Join(home, codexArchivedDir)}
 }
 
-// codexClaims: a .codex directory, its sessions/ and archived_sessions/
-// trees, a sessions/ or archived_sessions/ directory elsewhere (a
-// $CODEX_HOME) that holds a YYYY directory or a rollout file, a
-// rollout-*.jsonl file, and a .jsonl file whose first line is a
-// session_meta record (docs/agents/codex.md AX2).
+// codexClaims reports whether path is a Codex home or inside one, by
+// names and at most a directory listing or a file's first bytes
+// (docs/agents/codex.md AX2).
 func codexClaims(path string) bool {
 	clean := filepath.Clean(path)
 	parts := strings.Split(filepath.ToSlash(clean), "/")
 	for i, p := range parts {
-		if p != ".codex" {
-			continue
-		}
-		if i == len(parts)-1 {
+		switch {
+		case p == ".codex" && (i == len(parts)-1 || parts[i+1] == codexSessionsDir || parts[i+1] == codexArchivedDir):
 			return true
-		}
-		if next := parts[i+1]; next == codexSessionsDir || next == codexArchivedDir {
-			return true
+		case p == codexSessionsDir && i < len(parts)-1 && codexDateDirs(parts[i+1:]):
+			return true // sessions/YYYY[/MM[/DD]]
 		}
 	}
 	base := filepath.Base(clean)
 	info, err := os.Stat(clean)
-	if err == nil && info.IsDir() {
-		if base != codexSessionsDir && base != codexArchivedDir {
-			return false
-		}
-		entries, err := os.ReadDir(clean)
-		if err != nil {
-			return false
-		}
-		for _, e := range entries {
-			if e.IsDir() && codexYear(e.Name()) || !e.IsDir() && codexRolloutName(e.Name()) {
-				return true
-			}
-		}
-		return false
-	}
-	if codexRolloutName(base) {
+	switch {
+	case err != nil:
+		return codexRolloutName(base)
+	case !info.IsDir():
+		return codexRolloutName(base) || strings.HasSuffix(base, ".jsonl") && codexStartsWithMeta(clean)
+	case codexTree(clean, base == codexSessionsDir):
 		return true
+	case base == codexSessionsDir || base == codexArchivedDir:
+		// An empty tree of a $CODEX_HOME, told by Codex's config.toml.
+		return !codexHasJSONL(clean) && codexIsFile(filepath.Join(filepath.Dir(clean), "config.toml"))
 	}
-	if !strings.HasSuffix(base, ".jsonl") || err != nil {
+	return codexTree(filepath.Join(clean, codexSessionsDir), true) || codexTree(filepath.Join(clean, codexArchivedDir), false)
+}
+
+// codexDateDirs reports whether names are YYYY, YYYY/MM or YYYY/MM/DD.
+func codexDateDirs(names []string) bool {
+	if len(names) > 3 || !codexYear(names[0]) {
 		return false
 	}
-	return codexStartsWithMeta(clean)
+	for _, n := range names[1:] {
+		if len(n) != 2 || n[0] < '0' || n[0] > '9' || n[1] < '0' || n[1] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// codexTree reports whether dir holds a rollout file, or (years) a YYYY
+// directory.
+func codexTree(dir string, years bool) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.IsDir() && years && codexYear(e.Name()) || !e.IsDir() && codexRolloutName(e.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+func codexHasJSONL(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), ".json") {
+			return true
+		}
+	}
+	return false
+}
+
+func codexIsFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 func codexYear(name string) bool {
@@ -161,7 +189,8 @@ func codexUUID(s string) bool {
 }
 
 // codexList lists every rollout under path: a file, a sessions or
-// archived_sessions tree, or a .codex directory (both trees, sessions/
+// archived_sessions tree, a directory of rollouts, or a Codex home (a
+// .codex directory, or one holding such trees: both trees, sessions/
 // first). A thread id seen twice (a rollout caught while it is being
 // archived) is read from the first file only; the second is a problem.
 func codexList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
@@ -175,7 +204,10 @@ func codexList(ctx context.Context, path string, env Env) ([]Transcript, []Probl
 		files = []string{path}
 	} else {
 		roots := []string{path}
-		if filepath.Base(filepath.Clean(path)) == ".codex" {
+		if base := filepath.Base(filepath.Clean(path)); base == ".codex" ||
+			base != codexSessionsDir && base != codexArchivedDir && !codexTree(path, false) &&
+				(codexTree(filepath.Join(path, codexSessionsDir), true) || codexTree(filepath.Join(path, codexArchivedDir), false)) {
+			// A Codex home: its two trees, live threads first.
 			roots = []string{filepath.Join(path, codexSessionsDir), filepath.Join(path, codexArchivedDir)}
 		}
 		for _, root := range roots {

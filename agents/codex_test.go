@@ -465,8 +465,28 @@ func TestCodexClaims(t *testing.T) {
 	if err := os.WriteFile(clawFile, []byte(`{"type":"session","version":3,"id":"5f0c","timestamp":"2025-10-01T00:00:00Z","cwd":"/w"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A $CODEX_HOME of another name, its sessions/ still empty, and a
+	// store of another agent with a sessions/ directory of its own.
+	codexHome := filepath.Join(tmp, "codex-home")
+	hermes := filepath.Join(tmp, "hermes")
+	for _, f := range []string{filepath.Join(codexHome, "config.toml"), filepath.Join(hermes, "config.yaml"), filepath.Join(hermes, "sessions", "s1.json")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(codexHome, "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	claims := Lookup(Codex).Claims
 	for _, p := range []string{
+		codexFixtures, // a Codex home not named .codex
+		filepath.Join(codexHome, "sessions"),
+		"/srv/codex/sessions/2025/10/14",
+		"/srv/codex/sessions/2025",
+		filepath.Join(codexFixtures, "sessions", "2025", "10", "14"),
 		"/home/ana/.codex",
 		"/home/ana/.codex/sessions",
 		"/home/ana/.codex/sessions/2025/10/14",
@@ -482,7 +502,8 @@ func TestCodexClaims(t *testing.T) {
 	}
 	for _, p := range []string{
 		filepath.Join(tmp, ".openclaw"), claw, clawFile, filepath.Join(tmp, ".openclaw", "agents"),
-		"/home/ana/.codex-old/sessions", "/home/ana/notes.jsonl", tmp,
+		"/home/ana/.codex-old/sessions", "/home/ana/notes.jsonl", tmp, codexHome,
+		hermes, filepath.Join(hermes, "sessions"), "/srv/codex/sessions/abc", "/srv/codex/sessions/2025/10/14/15",
 	} {
 		if claims(p) {
 			t.Errorf("Claims(%s) = true", p)
@@ -509,7 +530,7 @@ func TestCodexClaims(t *testing.T) {
 }
 
 func TestCodexThreadInBothTrees(t *testing.T) {
-	home := filepath.Join(t.TempDir(), ".codex")
+	home := filepath.Join(t.TempDir(), "codex-home") // a $CODEX_HOME: sessions/ is read first
 	name := "rollout-2025-09-30T21-40-11-" + codexArchID + ".jsonl"
 	data, err := os.ReadFile(filepath.Join(codexFixtures, "archived_sessions", name))
 	if err != nil {
