@@ -380,7 +380,7 @@ func (r *codexReader) read(ctx context.Context, after int64, emit func(Event) er
 		if bad != nil {
 			return send(Event{Pos: end, Rec: rec, Bad: bad})
 		}
-		for _, ev := range st.convert(line, end) {
+		for _, ev := range st.convert(line, end, end > after) {
 			ev.Rec = rec
 			if err := send(ev); err != nil {
 				return err
@@ -427,9 +427,13 @@ func (l *codexRawList) UnmarshalJSON(b []byte) error {
 }
 
 // convert turns one line into its events (docs/agents/codex.md AX3-AX8).
-func (st *codexState) convert(line []byte, end int64) []Event {
+// With emit false it only updates the state, as a resumed read does for the
+// lines before its position: the same lines are bad, the same entries get
+// ids, but no event is built and only the payloads that change the state
+// are decoded in full.
+func (st *codexState) convert(line []byte, end int64, emit bool) []Event {
 	var l codexLine
-	if err := json.Unmarshal(line, &l); err != nil {
+	if err := codexDecode(line, &l); err != nil {
 		return []Event{{Pos: end, Bad: fmt.Errorf("codex: line is not a JSON object: %w", err)}}
 	}
 	if l.Type == "" {
@@ -437,26 +441,44 @@ func (st *codexState) convert(line []byte, end int64) []Event {
 	}
 	id := "@" + strconv.FormatInt(end, 10)
 	t := Millis(l.Timestamp)
-	kept := func(typ string) Event {
+	kept := func(typ string) []Event {
 		st.last = id
-		return Event{Pos: end, JSON: Kept(Codex, typ, id, FromLeaf, t, line)}
+		if !emit {
+			return nil
+		}
+		return []Event{{Pos: end, JSON: Kept(Codex, typ, id, FromLeaf, t, line)}}
 	}
 	switch l.Type {
 	case "session_meta":
 		// The first one is also the header; a later one (a fork copies
 		// its parent's history) is a record like any other.
-		return []Event{kept("session_meta")}
+		return kept("session_meta")
 	case "response_item":
 		var it codexItem
-		if err := codexPayload(l.Payload, &it, &it.Type); err != nil {
-			return []Event{{Pos: end, Bad: fmt.Errorf("codex: response_item: %w", err)}}
+		if emit {
+			if err := codexPayload(l.Payload, &it, &it.Type); err != nil {
+				return []Event{{Pos: end, Bad: fmt.Errorf("codex: response_item: %w", err)}}
+			}
+		} else {
+			var head struct{ Type, Role string }
+			if err := codexPayload(l.Payload, &head, &head.Type); err != nil {
+				return []Event{{Pos: end, Bad: fmt.Errorf("codex: response_item: %w", err)}}
+			}
+			if !codexStateful(head.Type, head.Role) {
+				st.last = id
+				return nil
+			}
+			_ = codexDecode(l.Payload, &it) // valid JSON with a type: cannot fail
 		}
 		m, ok := st.item(it)
 		if !ok {
-			return []Event{kept("response_item." + it.Type)}
+			return kept("response_item." + it.Type)
+		}
+		st.last = id
+		if !emit {
+			return nil
 		}
 		m.ID, m.Parent, m.Time = id, FromLeaf, t
-		st.last = id
 		return []Event{{Pos: end, JSON: Message(m)}}
 	case "event_msg":
 		var ev struct {
@@ -467,21 +489,45 @@ func (st *codexState) convert(line []byte, end int64) []Event {
 			return []Event{{Pos: end, Bad: fmt.Errorf("codex: event_msg: %w", err)}}
 		}
 		if ev.Type != "thread_rolled_back" {
-			return []Event{kept("event_msg." + ev.Type)}
+			return kept("event_msg." + ev.Type)
 		}
 		n, err := strconv.ParseUint(string(ev.NumTurns), 10, 32)
 		if err != nil {
 			return []Event{{Pos: end, Bad: fmt.Errorf("codex: thread_rolled_back: num_turns %s: not a count of turns", ev.NumTurns)}}
 		}
-		out := []Event{kept("event_msg.thread_rolled_back")}
-		if target, ok := st.rollback(int(n)); ok {
+		out := kept("event_msg.thread_rolled_back")
+		if target, ok := st.rollback(int(n)); ok && emit {
 			out = append(out, Event{Pos: end, JSON: Leaf("", target, t)})
 		}
 		return out
 	default:
 		// turn_context, compacted, and types this reader does not know.
-		return []Event{kept(l.Type)}
+		return kept(l.Type)
 	}
+}
+
+// codexStateful reports whether a response item changes the state: a user
+// message (a turn, unless it is injected context) or a named tool call.
+func codexStateful(typ, role string) bool {
+	switch typ {
+	case "message":
+		return role == "user"
+	case "function_call", "custom_tool_call", "local_shell_call":
+		return true
+	}
+	return false
+}
+
+// codexDecode decodes JSON into v; a value of another type than v's field
+// leaves the field empty and is not an error (Codex's own reader, serde,
+// would refuse the line, but its other fields are still worth keeping).
+func codexDecode(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
 }
 
 // codexPayload decodes a payload that must be a JSON object with a "type".
@@ -490,7 +536,7 @@ func codexPayload(raw json.RawMessage, v any, typ *string) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		return errors.New("payload is not a JSON object")
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := codexDecode(raw, v); err != nil {
 		return err
 	}
 	if *typ == "" {

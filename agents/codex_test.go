@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -552,5 +553,60 @@ func TestCodexThreadInBothTrees(t *testing.T) {
 	}
 	if len(problems) != 1 || problems[0].Path != archived || !strings.Contains(problems[0].Error(), "is also in "+live) {
 		t.Errorf("problems %v, want the archived copy named", problems)
+	}
+}
+
+// codexBenchFile writes a rollout of n turns (user, reasoning, call,
+// output, reply, and their event_msg mirrors) and returns its transcript.
+func codexBenchFile(b *testing.B, n int) Transcript {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), ".codex", "sessions", "2025", "11", "02")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"timestamp":"2025-11-02T10:00:00.000Z","type":"session_meta","payload":{"id":"0199f000-0000-7000-8000-000000000002","timestamp":"2025-11-02T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.46.0","source":"cli"}}` + "\n")
+	for i := 0; i < n; i++ {
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Bitte prüfe die Preise im Menü, 가격을 확인해 주세요"}]}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Bitte prüfe die Preise im Menü, 가격을 확인해 주세요","images":[]}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"**Preise prüfen** in src/menu"}],"content":null,"encrypted_content":"gAAAAABo7kQ1c2VjcmV0"}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"rg\",\"price\"]}","call_id":"call_` + strconv.Itoa(i) + `"}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_` + strconv.Itoa(i) + `","output":"{\"output\":\"src/menu/price.ts:3:export function formatPrice\\n\",\"metadata\":{\"exit_code\":0}}"}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Die Preise sind korrekt formatiert. 가격이 올바릅니다."}]}}` + "\n")
+		sb.WriteString(`{"timestamp":"2025-11-02T10:00:05.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Die Preise sind korrekt formatiert. 가격이 올바릅니다."}}` + "\n")
+	}
+	p := filepath.Join(dir, "rollout-2025-11-02T10-00-00-0199f000-0000-7000-8000-000000000002.jsonl")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	trs, problems := Lookup(Codex).List(context.Background(), p, Env{})
+	if len(trs) != 1 || len(problems) != 0 {
+		b.Fatalf("%v %v", trs, problems)
+	}
+	return trs[0]
+}
+
+// BenchmarkCodexRead reads a 2,000-turn rollout from the start; the
+// Resume case reads only its last turn after the position before it, which
+// replays the earlier lines without emitting them (docs/agents/codex.md AX9).
+func BenchmarkCodexRead(b *testing.B) {
+	tr := codexBenchFile(b, 2000)
+	var last []int64
+	_ = tr.Read(context.Background(), -1, func(e Event) error { last = append(last, e.Pos); return nil })
+	before := last[len(last)-8]
+	for _, bc := range []struct {
+		name  string
+		after int64
+	}{{"Full", -1}, {"Resume", before}} {
+		b.Run(bc.name, func(b *testing.B) {
+			info, _ := os.Stat(tr.Path)
+			b.SetBytes(info.Size())
+			for b.Loop() {
+				n := 0
+				if err := tr.Read(context.Background(), bc.after, func(Event) error { n++; return nil }); err != nil || n == 0 {
+					b.Fatal(err, n)
+				}
+			}
+		})
 	}
 }
