@@ -69,7 +69,7 @@ func codexClaims(path string) bool {
 		return true
 	case base == codexSessionsDir || base == codexArchivedDir:
 		// An empty tree of a $CODEX_HOME, told by Codex's config.toml.
-		return !codexHasJSONL(clean) && codexIsFile(filepath.Join(filepath.Dir(clean), "config.toml"))
+		return !codexHasJSONFiles(clean) && codexIsFile(filepath.Join(filepath.Dir(clean), "config.toml"))
 	}
 	return codexTree(filepath.Join(clean, codexSessionsDir), true) || codexTree(filepath.Join(clean, codexArchivedDir), false)
 }
@@ -102,7 +102,7 @@ func codexTree(dir string, years bool) bool {
 	return false
 }
 
-func codexHasJSONL(dir string) bool {
+func codexHasJSONFiles(dir string) bool {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), ".json") {
@@ -373,8 +373,12 @@ func (r *codexReader) read(ctx context.Context, after int64, emit func(Event) er
 		}
 		return emit(e)
 	}
-	if err := send(Event{Pos: r.metaEnd, JSON: Header(Codex, r.sessionID, r.created, r.cwd), Rec: "session"}); err != nil {
-		return err
+	if after < 0 {
+		// The header comes first in a read from the start only: a file
+		// read while it was empty had its header then, from its name.
+		if err := emit(Event{Pos: r.metaEnd, JSON: Header(Codex, r.sessionID, r.created, r.cwd), Rec: "session"}); err != nil {
+			return err
+		}
 	}
 	return Lines(ctx, r.path, -1, func(line []byte, end int64, rec string, bad error) error {
 		if bad != nil {

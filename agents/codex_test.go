@@ -610,3 +610,28 @@ func BenchmarkCodexRead(b *testing.B) {
 		})
 	}
 }
+
+func TestCodexFileReadWhileEmpty(t *testing.T) {
+	p, tr := codexWrite(t) // Codex has created the file, nothing written yet
+	events, _ := read(t, tr, -1)
+	if len(events) != 1 || !bytes.Contains(events[0], []byte(`"type":"session","version":3,"id":"0199f000-0000-7000-8000-000000000001"`)) {
+		t.Fatalf("empty file: %s", events)
+	}
+	var pos int64 = -2
+	_ = tr.Read(context.Background(), -1, func(e Event) error { pos = e.Pos; return nil })
+	if err := os.WriteFile(p, []byte(`{"timestamp":"2025-11-02T10:00:00.000Z","type":"session_meta","payload":{"id":"0199f000-0000-7000-8000-000000000001","cwd":"/w"}}`+"\n"+
+		`{"timestamp":"2025-11-02T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"jetzt geschrieben"}]}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trs, _ := Lookup(Codex).List(context.Background(), p, Env{})
+	if len(trs) != 1 || trs[0].Project != "/w" || trs[0].Session.Key != tr.Session.Key {
+		t.Fatalf("after writing: %v", trs)
+	}
+	rest, _ := read(t, trs[0], pos)
+	if got := codexRoles(t, rest); !reflect.DeepEqual(got, map[string]int{"(codex.session_meta)": 1, "user": 1}) {
+		t.Errorf("resumed after the header: %v, want the meta record and the message, no second header", got)
+	}
+	if got := codexSearchable(t, append(events, rest...)); !reflect.DeepEqual(got, []string{"user: jetzt geschrieben"}) {
+		t.Errorf("searchable %q", got)
+	}
+}
