@@ -19,6 +19,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sessionsearch/sessionsearch/jsonl"
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -37,6 +40,9 @@ const (
 	codexArchivedDir = "archived_sessions"
 	codexPrefix      = "rollout-"
 	codexSuffix      = ".jsonl"
+	// Codex compresses archived rollouts untouched for a week to
+	// <name>.jsonl.zst (docs/agents/codex.md AX10).
+	codexZstd = ".zst"
 )
 
 func codexRoots(env Env) []string {
@@ -129,7 +135,10 @@ func codexYear(name string) bool {
 	return true
 }
 
+// codexRolloutName reports whether name is rollout-*.jsonl or
+// rollout-*.jsonl.zst.
 func codexRolloutName(name string) bool {
+	name = strings.TrimSuffix(name, codexZstd)
 	return strings.HasPrefix(name, codexPrefix) && strings.HasSuffix(name, codexSuffix) && len(name) > len(codexPrefix)+len(codexSuffix)
 }
 
@@ -158,7 +167,7 @@ func codexFileID(name string) (id string, created int64, ok bool) {
 	if !codexRolloutName(name) {
 		return "", 0, false
 	}
-	s := strings.TrimSuffix(strings.TrimPrefix(name, codexPrefix), codexSuffix)
+	s := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(name, codexZstd), codexPrefix), codexSuffix)
 	const stamp = len("2006-01-02T15-04-05")
 	if len(s) != stamp+1+36 || s[stamp] != '-' || !codexUUID(s[stamp+1:]) {
 		return "", 0, false
@@ -226,6 +235,11 @@ func codexList(ctx context.Context, path string, env Env) ([]Transcript, []Probl
 					return ctxErr
 				}
 				if !d.IsDir() && codexRolloutName(d.Name()) {
+					// A compressed rollout whose plain file is back (Codex
+					// decompresses one to append to it) is the plain file's.
+					if plain, ok := strings.CutSuffix(p, codexZstd); ok && codexIsFile(plain) {
+						return nil
+					}
 					files = append(files, p)
 				}
 				return nil
@@ -301,7 +315,7 @@ func codexTranscript(ctx context.Context, path string) (Transcript, error) {
 	var meta codexMeta
 	var metaEnd int64
 	var lineTime int64
-	err = Lines(ctx, path, -1, func(line []byte, end int64, rec string, bad error) error {
+	err = codexLines(ctx, path, func(line []byte, end int64, rec string, bad error) error {
 		var l codexLine
 		if bad == nil && json.Unmarshal(line, &l) == nil && l.Type == "session_meta" {
 			var m codexMeta
@@ -333,13 +347,20 @@ func codexTranscript(ctx context.Context, path string) (Transcript, error) {
 		sess.ParentSessionKey = Key(Codex, meta.ForkedFromID)
 	}
 	r := &codexReader{path: path, sessionID: id, created: created, cwd: meta.Cwd, metaEnd: metaEnd}
+	compressed := strings.HasSuffix(path, codexZstd)
+	events := info.Size()/400 + 1
+	if compressed {
+		events *= 8
+	}
 	return Transcript{
-		Agent:     Codex,
-		Path:      path,
-		Session:   sess,
-		Project:   meta.Cwd,
-		Resumable: true,
-		Events:    info.Size()/400 + 1,
+		Agent:   Codex,
+		Path:    path,
+		Session: sess,
+		Project: meta.Cwd,
+		// A compressed rollout is replaced, never appended to: it is read
+		// again in full when its file changes.
+		Resumable: !compressed,
+		Events:    events,
 		Read:      r.read,
 	}, nil
 }
@@ -380,7 +401,7 @@ func (r *codexReader) read(ctx context.Context, after int64, emit func(Event) er
 			return err
 		}
 	}
-	return Lines(ctx, r.path, -1, func(line []byte, end int64, rec string, bad error) error {
+	return codexLines(ctx, r.path, func(line []byte, end int64, rec string, bad error) error {
 		if bad != nil {
 			return send(Event{Pos: end, Rec: rec, Bad: bad})
 		}
@@ -392,6 +413,57 @@ func (r *codexReader) read(ctx context.Context, after int64, emit func(Event) er
 		}
 		return nil
 	})
+}
+
+// codexLines is Lines from the start, for a plain rollout or a compressed
+// one (its positions are those of the decompressed bytes, which are the
+// plain file's: both give the same events).
+func codexLines(ctx context.Context, path string, fn func(line []byte, end int64, rec string, bad error) error) error {
+	if !strings.HasSuffix(path, codexZstd) {
+		return Lines(ctx, path, -1, fn)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	lr := jsonl.NewReader(dec)
+	var offset int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, n, complete, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
+			return fmt.Errorf("codex: decompressing %s: %w", filepath.Base(path), err)
+		}
+		offset += int64(n)
+		rec := "line " + strconv.Itoa(lr.Line())
+		if !complete && err == nil && !json.Valid(line) {
+			// Nothing is appended to a compressed file: this line stays cut off.
+			return fn(nil, offset, rec, errors.New("codex: the compressed rollout ends in the middle of this line"))
+		}
+		if err != nil {
+			if err := fn(nil, offset, rec, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(line, offset, rec, nil); err != nil {
+			return err
+		}
+	}
 }
 
 // codexContent is a content item of a message (ContentItem).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/sessionsearch/sessionsearch/store"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
@@ -633,5 +635,71 @@ func TestCodexFileReadWhileEmpty(t *testing.T) {
 	}
 	if got := codexSearchable(t, append(events, rest...)); !reflect.DeepEqual(got, []string{"user: jetzt geschrieben"}) {
 		t.Errorf("searchable %q", got)
+	}
+}
+
+func TestCodexCompressedRollout(t *testing.T) {
+	name := "rollout-2025-09-30T21-40-11-" + codexArchID + ".jsonl"
+	plain := filepath.Join(codexFixtures, "archived_sessions", name)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codexZst := func(dst string, data []byte) {
+		t.Helper()
+		enc, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, enc.EncodeAll(data, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		enc.Close()
+	}
+	home := filepath.Join(t.TempDir(), ".codex")
+	dir := filepath.Join(home, "archived_sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	zst := filepath.Join(dir, name+".zst")
+	codexZst(zst, data)
+	if !Lookup(Codex).Claims(zst) {
+		t.Errorf("Claims(%s) = false", zst)
+	}
+	trs, problems := Lookup(Codex).List(context.Background(), home, Env{})
+	if len(trs) != 1 || len(problems) != 0 {
+		t.Fatalf("list: %v %v", trs, problems)
+	}
+	tr := trs[0]
+	want := codexTranscripts(t)[Key(Codex, codexArchID)]
+	if tr.Path != zst || tr.Resumable || tr.Session != want.Session || tr.Project != want.Project {
+		t.Errorf("compressed transcript %+v, want %+v, not resumable", tr, want)
+	}
+	got, _ := read(t, tr, -1)
+	plainEvents, _ := read(t, want, -1)
+	if !reflect.DeepEqual(got, plainEvents) {
+		t.Errorf("compressed rollout reads\n%s\nplain\n%s", got, plainEvents)
+	}
+
+	// Decompressed again to be appended to: the plain file is read, not both.
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trs, problems = Lookup(Codex).List(context.Background(), home, Env{})
+	if len(trs) != 1 || len(problems) != 0 || trs[0].Path != filepath.Join(dir, name) || !trs[0].Resumable {
+		t.Errorf("plain and compressed: %v %v, want the plain file only", trs, problems)
+	}
+
+	// A compressed rollout cut off in a line: the line is reported, the
+	// rest is read.
+	cut := filepath.Join(t.TempDir(), "rollout-2025-09-30T21-40-11-"+codexArchID+".jsonl.zst")
+	codexZst(cut, data[:len(data)-20])
+	trs, _ = Lookup(Codex).List(context.Background(), cut, Env{})
+	if len(trs) != 1 {
+		t.Fatalf("cut: %v", trs)
+	}
+	events, bad := read(t, trs[0], -1)
+	if len(bad) != 1 || bad[0].Rec != "line 6" || len(events) != len(plainEvents)-1 {
+		t.Errorf("cut compressed rollout: %d events (want %d), bad %v", len(events), len(plainEvents)-1, bad)
 	}
 }
