@@ -272,7 +272,23 @@ type codexLine struct {
 	Timestamp json.RawMessage `json:"timestamp"`
 	Type      string          `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
+	// The first layout (docs/agents/codex.md AX11): a bare session meta
+	// line first, {"record_type": "state", ...} lines, and bare response
+	// items.
+	ID         string `json:"id"`
+	RecordType string `json:"record_type"`
 }
+
+// codexLegacyItems are the response item kinds written bare, without the
+// {"type": "response_item", "payload"} envelope, by the first layout.
+var codexLegacyItems = map[string]bool{
+	"message": true, "reasoning": true, "local_shell_call": true, "function_call": true,
+	"function_call_output": true, "custom_tool_call": true, "custom_tool_call_output": true, "web_search_call": true,
+}
+
+// legacyMeta reports whether the line is the first layout's session meta:
+// no type, an id.
+func (l codexLine) legacyMeta() bool { return l.Type == "" && l.RecordType == "" && l.ID != "" }
 
 // codexMeta is what this reader uses of a session_meta payload.
 type codexMeta struct {
@@ -317,10 +333,13 @@ func codexTranscript(ctx context.Context, path string) (Transcript, error) {
 	var lineTime int64
 	err = codexLines(ctx, path, func(line []byte, end int64, rec string, bad error) error {
 		var l codexLine
-		if bad == nil && json.Unmarshal(line, &l) == nil && l.Type == "session_meta" {
+		if bad == nil && json.Unmarshal(line, &l) == nil {
 			var m codexMeta
-			if json.Unmarshal(l.Payload, &m) == nil && m.ID != "" {
+			switch {
+			case l.Type == "session_meta" && json.Unmarshal(l.Payload, &m) == nil && m.ID != "":
 				meta, metaEnd, lineTime = m, end, Millis(l.Timestamp)
+			case l.legacyMeta() && json.Unmarshal(line, &m) == nil:
+				meta, metaEnd = m, end
 			}
 		}
 		return errCodexFirstLine
@@ -512,8 +531,8 @@ func (st *codexState) convert(line []byte, end int64, emit bool) []Event {
 	if err := codexDecode(line, &l); err != nil {
 		return []Event{{Pos: end, Bad: fmt.Errorf("codex: line is not a JSON object: %w", err)}}
 	}
-	if l.Type == "" {
-		return []Event{{Pos: end, Bad: errors.New(`codex: line has no "type"`)}}
+	if line[0] != '{' {
+		return []Event{{Pos: end, Bad: errors.New("codex: line is not a JSON object")}}
 	}
 	id := "@" + strconv.FormatInt(end, 10)
 	t := Millis(l.Timestamp)
@@ -523,6 +542,17 @@ func (st *codexState) convert(line []byte, end int64, emit bool) []Event {
 			return nil
 		}
 		return []Event{{Pos: end, JSON: Kept(Codex, typ, id, FromLeaf, t, line)}}
+	}
+	switch {
+	case l.Type == "" && l.RecordType != "":
+		return kept(l.RecordType) // the first layout's state lines
+	case l.legacyMeta():
+		return kept("session_meta")
+	case l.Type == "":
+		return []Event{{Pos: end, Bad: errors.New(`codex: line has no "type"`)}}
+	case l.Payload == nil && codexLegacyItems[l.Type]:
+		// A bare response item of the first layout.
+		l.Payload, l.Type = line, "response_item"
 	}
 	switch l.Type {
 	case "session_meta":

@@ -23,6 +23,7 @@ const (
 	codexChildID = "0199e2b9-40aa-7b21-8e0f-6a7b8c9d0e03"
 	codexForkID  = "0199e7c0-0b5d-7c42-9d1e-7b8c9d0e1f04"
 	codexNoMeta  = "01990f3e-aa11-7e55-8b22-0c1d2e3f4a05"
+	codexLegacy  = "0198176a-3b2c-7d4e-9f10-2a3b4c5d6e06"
 )
 
 var codexFixtures = filepath.Join("testdata", "codex")
@@ -82,13 +83,15 @@ func TestCodexListSessions(t *testing.T) {
 		Key(Codex, codexArchID):  {Key: Key(Codex, codexArchID), CreatedAt: 1759268411001},
 		// No session_meta line: the file name's uuid and time.
 		Key(Codex, codexNoMeta): {Key: Key(Codex, codexNoMeta), CreatedAt: 1756720800000},
+		// The first layout: a bare session meta line.
+		Key(Codex, codexLegacy): {Key: Key(Codex, codexLegacy), CreatedAt: 1752847364118},
 	}
 	if len(trs) != len(want) {
 		t.Fatalf("%d transcripts, want %d: %v", len(trs), len(want), trs)
 	}
 	projects := map[string]string{
 		codexMainID: "/home/jiwoo/src/kafe", codexChildID: "/home/jiwoo/src/kafe", codexForkID: "/home/jiwoo/src/kafe",
-		codexArchID: "/home/jiwoo/src/reise", codexNoMeta: "",
+		codexArchID: "/home/jiwoo/src/reise", codexNoMeta: "", codexLegacy: "/home/jiwoo/src/kafe",
 	}
 	for key, s := range want {
 		tr, ok := trs[key]
@@ -701,5 +704,39 @@ func TestCodexCompressedRollout(t *testing.T) {
 	events, bad := read(t, trs[0], -1)
 	if len(bad) != 1 || bad[0].Rec != "line 6" || len(events) != len(plainEvents)-1 {
 		t.Errorf("cut compressed rollout: %d events (want %d), bad %v", len(events), len(plainEvents)-1, bad)
+	}
+}
+
+func TestCodexFirstLayout(t *testing.T) {
+	tr := codexTranscripts(t)[Key(Codex, codexLegacy)]
+	events, bad := read(t, tr, -1)
+	if len(bad) != 0 {
+		t.Errorf("bad %v", bad)
+	}
+	if got, want := codexRoles(t, events), map[string]int{
+		"(session)": 1, "(codex.session_meta)": 1, "(codex.state)": 3,
+		"system": 1, "user": 1, "assistant": 3, "toolResult": 1,
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("roles %v, want %v", got, want)
+	}
+	path, searchable := activePath(t, events)
+	if !reflect.DeepEqual(path, []string{
+		"system: <environment_context>\n  <cwd>/home/jiwoo/src/kafe</cwd>\n</environment_context>",
+		"user: Wo wird der Warenkorb gespeichert? 장바구니는 어디에 저장되나요?",
+		"assistant: ",
+		"assistant: ",
+		`toolResult: {"output":"src/cart/store.ts\n","metadata":{"exit_code":0}}`,
+		"assistant: Der Warenkorb liegt in src/cart/store.ts (localStorage). 장바구니는 localStorage에 저장됩니다.",
+	}) || !reflect.DeepEqual(searchable, []bool{false, true, false, false, false, true}) {
+		t.Errorf("path %q %v", path, searchable)
+	}
+	var result struct{ Message struct{ ToolCallID, ToolName string } }
+	for _, ev := range events {
+		if bytes.Contains(ev, []byte(`"toolResult"`)) {
+			_ = json.Unmarshal(ev, &result)
+		}
+	}
+	if result.Message.ToolCallID != "call_W1rg" || result.Message.ToolName != "shell" {
+		t.Errorf("tool result %+v", result.Message)
 	}
 }
