@@ -730,7 +730,9 @@ func TestCodexFirstLayout(t *testing.T) {
 	}) || !reflect.DeepEqual(searchable, []bool{false, true, false, false, false, true}) {
 		t.Errorf("path %q %v", path, searchable)
 	}
-	var result struct{ Message struct{ ToolCallID, ToolName string } }
+	var result struct {
+		Message struct{ ToolCallID, ToolName string }
+	}
 	for _, ev := range events {
 		if bytes.Contains(ev, []byte(`"toolResult"`)) {
 			_ = json.Unmarshal(ev, &result)
