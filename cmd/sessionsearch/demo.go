@@ -148,7 +148,6 @@ func demoKeysJSON() string {
 // demoProject is the project directory of the bundled Claude Code sessions.
 const demoProject = "/home/ana/src/atlas"
 
-
 // importFixtures imports the bundled transcripts and the other agents'
 // sessions, and indexes them. It returns how many of each it imported.
 func importFixtures(ctx context.Context, store *driver.DB) (openclaw, others int, err error) {
