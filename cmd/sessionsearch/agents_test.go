@@ -58,9 +58,9 @@ func TestAgentStoresCLI(t *testing.T) {
 
 	// sync, the same way, into another database.
 	other := filepath.Join(t.TempDir(), "t.db")
-	r = runBinary(t, env, "sync", "--db", other, "--include", "claude-code,openclaw")
+	r = runBinary(t, env, "sync", "--db", other, "--include", "claude-code,codex")
 	if r.code != 0 || !strings.Contains(r.stdout, "2 sessions written") {
-		t.Fatalf("sync --include claude-code,openclaw: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		t.Fatalf("sync --include claude-code,codex: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	if r := runBinary(t, env, "search", "--db", other, "--json", "세션"); r.code != 0 || !strings.Contains(r.stdout, "agent:claude-code:9c8b7a65") {
 		t.Errorf("search after sync: %s%s", r.stdout, r.stderr)
