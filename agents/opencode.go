@@ -206,6 +206,8 @@ func opencodeList(ctx context.Context, path string, env Env) ([]Transcript, []Pr
 	if st, err := os.Stat(storage); err == nil && st.IsDir() {
 		t, pr := opencodeListStorage(ctx, storage, "", inDB)
 		trs, probs = append(trs, t...), append(probs, pr...)
+	} else if len(dbs) == 0 {
+		probs = append(probs, Problem{Path: p, Err: errors.New("no OpenCode store here: no opencode.db, opencode-<channel>.db or storage/")})
 	}
 	return trs, probs
 }

@@ -715,3 +715,17 @@ func TestOpenCodeClaims(t *testing.T) {
 		t.Errorf("the storage fixture is not claimed by OpenCode alone")
 	}
 }
+
+func TestOpenCodeNotAStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "opencode")
+	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trs, probs := Lookup(OpenCode).List(context.Background(), dir, ocEnv(t, nil))
+	if len(trs) != 0 || len(probs) != 1 || !strings.Contains(probs[0].Error(), "no OpenCode store here") {
+		t.Errorf("an empty data dir: %d transcripts, problems %v", len(trs), probs)
+	}
+	if _, probs := Lookup(OpenCode).List(context.Background(), filepath.Join(dir, "missing.db"), ocEnv(t, nil)); len(probs) != 1 {
+		t.Errorf("a missing path: problems %v, want one", probs)
+	}
+}
