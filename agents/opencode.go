@@ -137,8 +137,13 @@ func opencodeSchemaSniff(p string) bool {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	head, err := io.ReadAll(io.LimitReader(f, opencodeSchemaSniffBytes))
-	if err != nil || !bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
+	magic := []byte("SQLite format 3\x00")
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, magic) {
+		return false
+	}
+	head, err = io.ReadAll(io.LimitReader(f, opencodeSchemaSniffBytes))
+	if err != nil {
 		return false
 	}
 	seen := map[string]bool{}
