@@ -779,124 +779,163 @@ type opencodeRevert struct {
 // kept event per other part; then, when the session has a revert, a leaf
 // entry back to the last entry before the reverted ones (AO8).
 func opencodeEvents(s opencodeSession, msgs []opencodeMessage, bad []Event) []Event {
-	const pos0 = 1 // the session record
-	out := []Event{{Pos: pos0, JSON: Header(OpenCode, s.id, s.created, s.dir), Rec: "session " + s.id}}
+	b := opencodeBuilder{pos: 1, lastID: s.id} // position 1: the session record
+	b.add("session "+s.id, s.id, Header(OpenCode, s.id, s.created, s.dir))
 	for _, e := range bad {
-		e.Pos = pos0
-		out = append(out, e)
+		b.bad(e.Rec, e.Bad)
 	}
-	var rv opencodeRevert
+	rv := opencodeRevert{}
 	if s.revert != nil {
 		err := json.Unmarshal(s.revert, &rv)
 		if err == nil && rv.MessageID == "" {
 			err = errors.New("it has no messageID")
 		}
 		if err != nil {
-			out = append(out, Event{Pos: pos0, Rec: "session " + s.id, Bad: fmt.Errorf("revert %.80s: %v", s.revert, err)})
+			b.bad("session "+s.id, fmt.Errorf("revert %.80s: %v", s.revert, err))
 			rv = opencodeRevert{}
 		}
 	}
-	// The revert point: message mi from its part pi on. OpenCode compares
-	// ids (they ascend with time): messages with an id at or after
-	// revert.messageID are reverted, or with revert.partID, that message's
-	// parts from partID on and every later message.
-	mi, pi := len(msgs), 0
-	if rv.MessageID != "" {
-		for i, m := range msgs {
-			if m.id < rv.MessageID {
-				continue
-			}
-			mi = i
-			if rv.PartID != "" && m.id == rv.MessageID {
-				pi = len(m.parts)
-				for j, p := range m.parts {
-					if p.id >= rv.PartID {
-						pi = j
-						break
-					}
-				}
-				if pi == len(m.parts) {
-					mi, pi = i+1, 0
-				}
-			}
-			break
-		}
-	}
-	lastID, target := s.id, ""
-	pos := int64(pos0)
+	mi, pi := rv.point(msgs)
+	target := ""
 	for i, m := range msgs {
-		pos++
+		b.pos++
 		var info opencodeInfo
 		infoErr := opencodeDecode(m.data, &info)
 		if infoErr != nil {
-			out = append(out, Event{Pos: pos, Rec: m.rec, Bad: infoErr})
+			b.bad(m.rec, infoErr)
 		}
 		t := Millis(info.Time.Created)
 		if t == 0 {
 			t = m.created
 		}
-		if i == mi && pi == 0 {
-			target = lastID
+		switch {
+		case i != mi:
+			b.message(m.id, info, infoErr == nil, m.data, t, m.parts)
+		case pi == 0:
+			target = b.lastID
+			b.message(m.id, info, infoErr == nil, m.data, t, m.parts)
+		default: // the revert splits the message
+			b.message(m.id, info, infoErr == nil, m.data, t, m.parts[:pi])
+			target = b.lastID
+			b.message(m.id+"@"+m.parts[pi].id, info, infoErr == nil, m.data, t, m.parts[pi:])
 		}
-		if i != mi || pi == 0 {
-			pos = opencodeMessageEvents(&out, pos, m.id, info, infoErr != nil, m.data, t, m.parts, &lastID)
-			continue
-		}
-		pos = opencodeMessageEvents(&out, pos, m.id, info, infoErr != nil, m.data, t, m.parts[:pi], &lastID)
-		target = lastID
-		pos = opencodeMessageEvents(&out, pos, m.id+"@"+m.parts[pi].id, info, infoErr != nil, m.data, t, m.parts[pi:], &lastID)
 	}
 	if target != "" {
-		out = append(out, Event{Pos: pos + 1, JSON: Leaf("", target, s.updated), Rec: "session " + s.id + " revert"})
+		b.pos++
+		b.add("session "+s.id+" revert", "", Leaf("", target, s.updated))
 	}
-	return out
+	return b.out
 }
 
-// opencodeMessageEvents appends the events of one message (or the part of
-// it from a revert point on) and returns the position after its records.
-func opencodeMessageEvents(out *[]Event, pos int64, id string, info opencodeInfo, broken bool, data []byte, t int64, parts []opencodeRecord, lastID *string) int64 {
-	msgPos := pos
-	add := func(p int64, rec, eid string, b []byte) {
-		*out = append(*out, Event{Pos: p, JSON: b, Rec: rec})
-		*lastID = eid
+// point is where the revert starts: message mi from its part pi on
+// (len(msgs), 0 when nothing is reverted). OpenCode compares ids, which
+// ascend with time: the messages with an id at or after messageID are
+// reverted; with partID, that message's parts from partID on and every
+// later message.
+func (rv opencodeRevert) point(msgs []opencodeMessage) (mi, pi int) {
+	if rv.MessageID == "" {
+		return len(msgs), 0
 	}
-	type decoded struct {
+	for i, m := range msgs {
+		if m.id < rv.MessageID {
+			continue
+		}
+		if rv.PartID == "" || m.id != rv.MessageID {
+			return i, 0
+		}
+		for j, p := range m.parts {
+			if p.id >= rv.PartID {
+				return i, j
+			}
+		}
+		return i + 1, 0
+	}
+	return len(msgs), 0
+}
+
+// opencodeBuilder collects a transcript's events: pos is the position of
+// the record being converted, lastID the id of the last entry (what a
+// revert's leaf entry goes back to).
+type opencodeBuilder struct {
+	out    []Event
+	pos    int64
+	lastID string
+}
+
+func (b *opencodeBuilder) add(rec, id string, event []byte) {
+	b.out = append(b.out, Event{Pos: b.pos, JSON: event, Rec: rec})
+	if id != "" {
+		b.lastID = id
+	}
+}
+
+func (b *opencodeBuilder) bad(rec string, err error) {
+	b.out = append(b.out, Event{Pos: b.pos, Rec: rec, Bad: err})
+}
+
+// message adds the events of a message (or of its parts from a revert
+// point on, under id) at the current position; each of its parts is the
+// next position. A message whose data cannot be read (ok false), or whose
+// role is neither user nor assistant, keeps its parts unsearched.
+func (b *opencodeBuilder) message(id string, info opencodeInfo, ok bool, data []byte, t int64, parts []opencodeRecord) {
+	msgPos := b.pos
+	type part struct {
 		rec opencodeRecord
 		p   opencodePart
 		pos int64
 		err error
 	}
-	ds := make([]decoded, len(parts))
+	ps := make([]part, len(parts))
 	for i, r := range parts {
-		pos++
-		ds[i] = decoded{rec: r, pos: pos}
-		ds[i].err = opencodeDecode(r.data, &ds[i].p)
+		ps[i] = part{rec: r, pos: msgPos + int64(i) + 1}
+		ps[i].err = opencodeDecode(r.data, &ps[i].p)
+	}
+	defer func() { b.pos = msgPos + int64(len(parts)) }()
+	at := func(pos int64) *opencodeBuilder { b.pos = pos; return b }
+	kept := func(d part) {
+		at(d.pos).add(d.rec.rec, d.rec.id, Kept(OpenCode, opencodeKeptType(d.p.Type), d.rec.id, FromLeaf, opencodePartTime(d.p, d.rec), d.rec.data))
 	}
 	role := info.Role
-	if broken || (role != "user" && role != "assistant") {
-		if !broken {
-			add(msgPos, "message "+id, id, Kept(OpenCode, "message", id, FromLeaf, t, data))
+	if !ok || (role != "user" && role != "assistant") {
+		if ok {
+			at(msgPos).add("message "+id, id, Kept(OpenCode, "message", id, FromLeaf, t, data))
 		}
-		for _, d := range ds {
+		for _, d := range ps {
 			if d.err != nil {
-				*out = append(*out, Event{Pos: d.pos, Rec: d.rec.rec, Bad: d.err})
-				continue
+				at(d.pos).bad(d.rec.rec, d.err)
+			} else {
+				kept(d)
 			}
-			add(d.pos, d.rec.rec, d.rec.id, Kept(OpenCode, opencodeKeptType(d.p.Type), d.rec.id, FromLeaf, opencodePartTime(d.p, d.rec), d.rec.data))
 		}
-		return pos
+		return
+	}
+	// What a part becomes in this message: a block of the message event
+	// ("text", "thinking", "tool": a call, and a result when finished),
+	// or a kept event ("").
+	kind := func(p opencodePart) string {
+		switch {
+		case p.Type == "text" && !p.Synthetic && !p.Ignored:
+			return "text"
+		case p.Type == "reasoning" && role == "assistant":
+			return "thinking"
+		case p.Type == "tool" && role == "assistant":
+			return "tool"
+		}
+		return ""
 	}
 	var blocks []Block
-	for _, d := range ds {
+	for _, d := range ps {
 		if d.err != nil {
 			continue
 		}
-		switch p := d.p; {
-		case p.Type == "text" && !p.Synthetic && !p.Ignored && strings.TrimSpace(p.Text) != "":
-			blocks = append(blocks, Text(p.Text))
-		case p.Type == "reasoning" && role == "assistant":
+		switch p := d.p; kind(p) {
+		case "text":
+			if strings.TrimSpace(p.Text) != "" {
+				blocks = append(blocks, Text(p.Text))
+			}
+		case "thinking":
 			blocks = append(blocks, Thinking(p.Text))
-		case p.Type == "tool" && role == "assistant":
+		case "tool":
 			blocks = append(blocks, ToolCall(p.CallID, p.Tool, p.State.Input))
 		}
 	}
@@ -904,29 +943,23 @@ func opencodeMessageEvents(out *[]Event, pos int64, id string, info opencodeInfo
 	if role == "assistant" {
 		msg.Model = info.ModelID
 	}
-	add(msgPos, "message "+id, id, Message(msg))
-	for _, d := range ds {
+	at(msgPos).add("message "+id, id, Message(msg))
+	for _, d := range ps {
 		p := d.p
 		switch {
 		case d.err != nil:
-			*out = append(*out, Event{Pos: d.pos, Rec: d.rec.rec, Bad: d.err})
-		case p.Type == "text" && !p.Synthetic && !p.Ignored:
-		case p.Type == "reasoning" && role == "assistant":
-		case p.Type == "tool" && role == "assistant":
-			if p.State.Status != "completed" && p.State.Status != "error" {
-				continue
-			}
+			at(d.pos).bad(d.rec.rec, d.err)
+		case kind(p) == "":
+			kept(d)
+		case kind(p) == "tool" && (p.State.Status == "completed" || p.State.Status == "error"):
 			res := Msg{ID: d.rec.id, Parent: FromLeaf, Time: Millis(p.State.Time.End), Role: "toolResult",
 				ToolCallID: p.CallID, ToolName: p.Tool, Content: []Block{Text(p.State.Output)}}
 			if p.State.Status == "error" {
 				res.IsError, res.Content = true, []Block{Text(p.State.Error)}
 			}
-			add(d.pos, d.rec.rec, d.rec.id, Message(res))
-		default:
-			add(d.pos, d.rec.rec, d.rec.id, Kept(OpenCode, opencodeKeptType(p.Type), d.rec.id, FromLeaf, opencodePartTime(p, d.rec), d.rec.data))
+			at(d.pos).add(d.rec.rec, d.rec.id, Message(res))
 		}
 	}
-	return pos
 }
 
 // opencodeKeptType is the kept event's type suffix of a part: its type, or
