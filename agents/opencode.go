@@ -352,15 +352,27 @@ func opencodeInspect(ctx context.Context, db *sql.DB) (opencodeSchema, error) {
 		order = "m.time_created, m.id"
 	}
 	q.messages = "SELECT m.id, " + opencodePick(m, "m", "time_created") + ", m.data FROM message m WHERE m.session_id = ? ORDER BY " + order
-	q.messageGen = "SELECT m.session_id, count(*), max(m.id), " + opencodeUpdated(m, "m") + ", total(length(m.data)) FROM message m GROUP BY m.session_id"
+	size := opencodeSizeFunc(ctx, db)
+	q.messageGen = "SELECT m.session_id, count(*), max(m.id), " + opencodeUpdated(m, "m") + ", total(" + size + "(m.data)) FROM message m GROUP BY m.session_id"
 	partSession, partJoin := "pt.session_id", ""
 	if !p["session_id"] {
 		partSession, partJoin = "pm.session_id", " JOIN message pm ON pm.id = pt.message_id"
 	}
 	q.parts = "SELECT pt.id, pt.message_id, " + opencodePick(p, "pt", "time_created") + ", pt.data FROM part pt" + partJoin +
 		" WHERE " + partSession + " = ? ORDER BY pt.message_id, pt.id"
-	q.partGen = "SELECT " + partSession + ", count(*), max(pt.id), " + opencodeUpdated(p, "pt") + ", total(length(pt.data)) FROM part pt" + partJoin + " GROUP BY " + partSession
+	q.partGen = "SELECT " + partSession + ", count(*), max(pt.id), " + opencodeUpdated(p, "pt") + ", total(" + size + "(pt.data)) FROM part pt" + partJoin + " GROUP BY " + partSession
 	return q, nil
+}
+
+// opencodeSizeFunc is the SQL function that gives the size of a data
+// value: octet_length, which SQLite answers from the record header without
+// reading the value (3.43 and later), else length.
+func opencodeSizeFunc(ctx context.Context, db *sql.DB) string {
+	var n int64
+	if db.QueryRowContext(ctx, `SELECT octet_length('')`).Scan(&n) == nil {
+		return "octet_length"
+	}
+	return "length"
 }
 
 // opencodeUpdated is the max and the sum of a table's time_updated, which

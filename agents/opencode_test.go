@@ -729,3 +729,57 @@ func TestOpenCodeNotAStore(t *testing.T) {
 		t.Errorf("a missing path: problems %v, want one", probs)
 	}
 }
+
+// BenchmarkOpenCodeGen measures the per-session fingerprint query over
+// parts of 8 KiB (overflow pages) with octet_length, which Gen uses, and
+// with length, which reads every value.
+func BenchmarkOpenCodeGen(b *testing.B) {
+	dir := b.TempDir()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "opencode.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(opencodeSchemaSQL); err != nil {
+		b.Fatal(err)
+	}
+	tx, _ := db.Begin()
+	text := strings.Repeat("étiquette 标签 ", 8192/len("étiquette 标签 "))
+	data, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	for s := 0; s < 50; s++ {
+		sid := fmt.Sprintf("ses_%04d", s)
+		for m := 0; m < 20; m++ {
+			mid := fmt.Sprintf("msg_%04d_%04d", s, m)
+			if _, err := tx.Exec("INSERT INTO message VALUES (?, ?, ?, ?, '{\"role\":\"user\"}')", mid, sid, m, m); err != nil {
+				b.Fatal(err)
+			}
+			for p := 0; p < 4; p++ {
+				if _, err := tx.Exec("INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)", fmt.Sprintf("prt_%s_%d", mid, p), mid, sid, string(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	for _, fn := range []string{"octet_length", "length"} {
+		b.Run(fn, func(b *testing.B) {
+			q := "SELECT session_id, count(*), total(" + fn + "(data)) FROM part GROUP BY session_id"
+			for b.Loop() {
+				rows, err := db.Query(q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				rows.Close()
+				if n != 50 {
+					b.Fatalf("%d sessions", n)
+				}
+			}
+		})
+	}
+}
