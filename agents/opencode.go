@@ -280,8 +280,33 @@ func opencodeStoreSession(s opencodeSession) store.Session {
 
 // ---- the database ----
 
+// opencodeQuerier is a read transaction (or a database).
+type opencodeQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// opencodeOpen opens a database read-only through env and starts a read
+// transaction, so that a session, its messages and its parts are read from
+// one snapshot while OpenCode writes; done ends both.
+func opencodeOpen(ctx context.Context, path string, env Env) (tx *sql.Tx, done func(), err error) {
+	if env.OpenDB == nil {
+		return nil, nil, errors.New("cannot read SQLite databases here")
+	}
+	db, err := env.OpenDB(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, err = db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return tx, func() { tx.Rollback(); db.Close() }, nil
+}
+
 // opencodeColumns returns the columns of a table (none when it is missing).
-func opencodeColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+func opencodeColumns(ctx context.Context, db opencodeQuerier, table string) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
@@ -316,7 +341,7 @@ type opencodeSchema struct {
 	messageGen, partGen string // per-session fingerprints
 }
 
-func opencodeInspect(ctx context.Context, db *sql.DB) (opencodeSchema, error) {
+func opencodeInspect(ctx context.Context, db opencodeQuerier) (opencodeSchema, error) {
 	var q opencodeSchema
 	s, err := opencodeColumns(ctx, db, "session")
 	if err != nil {
@@ -367,7 +392,7 @@ func opencodeInspect(ctx context.Context, db *sql.DB) (opencodeSchema, error) {
 // opencodeSizeFunc is the SQL function that gives the size of a data
 // value: octet_length, which SQLite answers from the record header without
 // reading the value (3.43 and later), else length.
-func opencodeSizeFunc(ctx context.Context, db *sql.DB) string {
+func opencodeSizeFunc(ctx context.Context, db opencodeQuerier) string {
 	var n int64
 	if db.QueryRowContext(ctx, `SELECT octet_length('')`).Scan(&n) == nil {
 		return "octet_length"
@@ -386,14 +411,11 @@ func opencodeUpdated(cols map[string]bool, t string) string {
 
 // opencodeListDB lists the sessions of one database and returns their ids.
 func opencodeListDB(ctx context.Context, path string, env Env) ([]Transcript, []string, []Problem) {
-	if env.OpenDB == nil {
-		return nil, nil, []Problem{{Path: path, Err: errors.New("cannot read SQLite databases here")}}
-	}
-	db, err := env.OpenDB(path)
+	db, done, err := opencodeOpen(ctx, path, env)
 	if err != nil {
 		return nil, nil, []Problem{{Path: path, Err: err}}
 	}
-	defer db.Close()
+	defer done()
 	q, err := opencodeInspect(ctx, db)
 	if err != nil {
 		return nil, nil, []Problem{{Path: path, Err: err}}
@@ -435,7 +457,7 @@ func opencodeListDB(ctx context.Context, path string, env Env) ([]Transcript, []
 // (count, max id, max and sum of time_updated, total data length) to gens,
 // and the row counts to counts. The data length is there because OpenCode
 // updates parts with an upsert of data alone (AO5).
-func opencodeGenRows(ctx context.Context, db *sql.DB, tag, query string, gens map[string][]string, counts map[string]int64) error {
+func opencodeGenRows(ctx context.Context, db opencodeQuerier, tag, query string, gens map[string][]string, counts map[string]int64) error {
 	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
 		return err
@@ -513,14 +535,11 @@ func opencodeInt(v any) int64 {
 // order (time_created, then id) and each message's parts by id.
 func opencodeReadDB(ctx context.Context, path string, env Env, id string) (opencodeSession, []opencodeMessage, []Event, error) {
 	var s opencodeSession
-	if env.OpenDB == nil {
-		return s, nil, nil, errors.New("cannot read SQLite databases here")
-	}
-	db, err := env.OpenDB(path)
+	db, done, err := opencodeOpen(ctx, path, env)
 	if err != nil {
 		return s, nil, nil, err
 	}
-	defer db.Close()
+	defer done()
 	q, err := opencodeInspect(ctx, db)
 	if err != nil {
 		return s, nil, nil, err
