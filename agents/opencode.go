@@ -507,7 +507,7 @@ func opencodeScanSession(r opencodeScanner) (opencodeSession, error) {
 	}
 	s := opencodeSession{id: id.String, parent: parent.String, dir: dir.String,
 		created: opencodeInt(created), updated: opencodeInt(updated)}
-	if s.dir == "" {
+	if s.dir == "" && worktree.String != "/" { // "/" is the worktree of OpenCode's global project
 		s.dir = worktree.String
 	}
 	if len(bytes.TrimSpace(revert)) > 0 && string(bytes.TrimSpace(revert)) != "null" {

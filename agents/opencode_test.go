@@ -51,7 +51,7 @@ const (
 )
 
 // ocEnv opens databases read-only, as the importer does.
-func ocEnv(t *testing.T, vars map[string]string) Env {
+func ocEnv(vars map[string]string) Env {
 	return Env{
 		OpenDB: func(path string) (*sql.DB, error) { return sql.Open("sqlite3", "file:"+path+"?mode=ro") },
 		Getenv: func(k string) string { return vars[k] },
@@ -244,7 +244,7 @@ func ocKinds(t *testing.T, events [][]byte) []string {
 func TestOpenCodeDatabase(t *testing.T) {
 	dir := t.TempDir()
 	opencodeFixtureDB(t, dir)
-	env := ocEnv(t, nil)
+	env := ocEnv(nil)
 	trs := ocList(t, filepath.Join(dir, "opencode.db"), env)
 	if len(trs) != 3 {
 		t.Fatalf("listed %d sessions, want 3", len(trs))
@@ -360,7 +360,7 @@ func TestOpenCodeDatabase(t *testing.T) {
 func TestOpenCodeRevertToPartAndToStart(t *testing.T) {
 	dir := t.TempDir()
 	d := opencodeFixtureDB(t, dir)
-	env := ocEnv(t, nil)
+	env := ocEnv(nil)
 	tests := []struct {
 		name, revert string
 		path         []string
@@ -413,7 +413,7 @@ func TestOpenCodeRevertToPartAndToStart(t *testing.T) {
 func TestOpenCodeGenAndDeterminism(t *testing.T) {
 	dir := t.TempDir()
 	d := opencodeFixtureDB(t, dir)
-	env := ocEnv(t, nil)
+	env := ocEnv(nil)
 	first := ocList(t, d.path, env)
 	second := ocList(t, d.path, env)
 	for id, tr := range first {
@@ -462,7 +462,7 @@ func TestOpenCodeMissingOptionalColumns(t *testing.T) {
 	d.exec("INSERT INTO session(id) VALUES ('ses_1')")
 	d.exec(`INSERT INTO message VALUES ('msg_2', 'ses_1', '{"role":"assistant","time":{"created":1764590402000}}'), ('msg_1', 'ses_1', '{"role":"user"}')`)
 	d.exec(`INSERT INTO part VALUES ('prt_2', 'msg_2', '{"type":"text","text":"réponse"}'), ('prt_1', 'msg_1', '{"type":"text","text":"question"}')`)
-	trs := ocList(t, d.path, ocEnv(t, nil))
+	trs := ocList(t, d.path, ocEnv(nil))
 	tr := trs["ses_1"]
 	if tr.Project != "" || tr.Session.Key != "agent:opencode:ses_1" || tr.Gen == "" {
 		t.Errorf("transcript %+v", tr)
@@ -475,8 +475,21 @@ func TestOpenCodeMissingOptionalColumns(t *testing.T) {
 		t.Errorf("header %s", events[0])
 	}
 
+	// Without session.directory, the project's worktree, but for the
+	// global project's "/".
+	nodir := ocCreate(t, filepath.Join(dir, "nodir.db"), "CREATE TABLE project (id text PRIMARY KEY, worktree text);"+
+		"CREATE TABLE session (id text PRIMARY KEY, project_id text);"+
+		"CREATE TABLE message (id text PRIMARY KEY, session_id text, data text);"+
+		"CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, data text);")
+	nodir.exec("INSERT INTO project VALUES ('p1', '/srv/app'), ('global', '/')")
+	nodir.exec("INSERT INTO session VALUES ('ses_app', 'p1'), ('ses_global', 'global')")
+	trs = ocList(t, nodir.path, ocEnv(nil))
+	if trs["ses_app"].Project != "/srv/app" || trs["ses_global"].Project != "" {
+		t.Errorf("projects from worktrees: %q, %q", trs["ses_app"].Project, trs["ses_global"].Project)
+	}
+
 	other := ocCreate(t, filepath.Join(dir, "state.db"), "CREATE TABLE sessions (id text); CREATE TABLE messages (id text, content text);")
-	_, probs := Lookup(OpenCode).List(context.Background(), other.path, ocEnv(t, nil))
+	_, probs := Lookup(OpenCode).List(context.Background(), other.path, ocEnv(nil))
 	if len(probs) != 1 || !strings.Contains(probs[0].Error(), "not an OpenCode database") {
 		t.Errorf("a database of another agent: problems %v", probs)
 	}
@@ -532,7 +545,7 @@ func ocMigrate(t *testing.T, storage, dbPath string) *ocDB {
 
 func TestOpenCodeStorageTree(t *testing.T) {
 	storage := filepath.Join("testdata", "opencode", "storage")
-	env := ocEnv(t, nil)
+	env := ocEnv(nil)
 	trs := ocList(t, storage, env)
 	tr, ok := trs[ocNile]
 	if len(trs) != 1 || !ok {
@@ -619,7 +632,7 @@ func TestOpenCodeDataDir(t *testing.T) {
 	must(os.WriteFile(filepath.Join(storage, "message", "ses_only", "msg_1.json"), []byte(`{"role":`), 0o644))
 	ocMigrate(t, filepath.Join("testdata", "opencode", "storage"), filepath.Join(data, "opencode.db"))
 
-	env := ocEnv(t, nil)
+	env := ocEnv(nil)
 	trs := ocList(t, data, env)
 	if len(trs) != 2 {
 		t.Fatalf("data dir: %d sessions, want 2", len(trs))
@@ -637,7 +650,7 @@ func TestOpenCodeDataDir(t *testing.T) {
 	}
 
 	// Roots follow $XDG_DATA_HOME and $OPENCODE_DB.
-	roots := func(vars map[string]string) []string { return Lookup(OpenCode).Roots(ocEnv(t, vars)) }
+	roots := func(vars map[string]string) []string { return Lookup(OpenCode).Roots(ocEnv(vars)) }
 	for _, tt := range []struct {
 		vars map[string]string
 		want []string
@@ -721,11 +734,11 @@ func TestOpenCodeNotAStore(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	trs, probs := Lookup(OpenCode).List(context.Background(), dir, ocEnv(t, nil))
+	trs, probs := Lookup(OpenCode).List(context.Background(), dir, ocEnv(nil))
 	if len(trs) != 0 || len(probs) != 1 || !strings.Contains(probs[0].Error(), "no OpenCode store here") {
 		t.Errorf("an empty data dir: %d transcripts, problems %v", len(trs), probs)
 	}
-	if _, probs := Lookup(OpenCode).List(context.Background(), filepath.Join(dir, "missing.db"), ocEnv(t, nil)); len(probs) != 1 {
+	if _, probs := Lookup(OpenCode).List(context.Background(), filepath.Join(dir, "missing.db"), ocEnv(nil)); len(probs) != 1 {
 		t.Errorf("a missing path: problems %v, want one", probs)
 	}
 }
