@@ -27,7 +27,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if paths, err = storesOrPaths(e, "import", paths, reads); err != nil {
+	if paths, err = storesOrPaths(e, "import", paths, reads, false); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, e, *db)

@@ -86,9 +86,10 @@ func defaultStores(e *env, reads func(string) bool) (found, looked []string) {
 	return found, looked
 }
 
-// storesOrPaths returns paths, else the default stores; with neither, a
-// usage error that says where it looked.
-func storesOrPaths(e *env, cmd string, paths []string, reads func(string) bool) ([]string, error) {
+// storesOrPaths returns paths, else the default stores, which it names on
+// stderr unless quiet; with neither, a usage error that says where it
+// looked.
+func storesOrPaths(e *env, cmd string, paths []string, reads func(string) bool, quiet bool) ([]string, error) {
 	if len(paths) > 0 {
 		return paths, nil
 	}
@@ -96,6 +97,8 @@ func storesOrPaths(e *env, cmd string, paths []string, reads func(string) bool) 
 	if len(found) == 0 {
 		return nil, usagef("%s needs at least one PATH (a state directory such as ~/.openclaw, a sessions directory, a .jsonl file, an agent .sqlite database, or another agent's store): none found where the agents keep them (%s)", cmd, strings.Join(looked, "; "))
 	}
-	fmt.Fprintf(e.stderr, "%s: reading %s\n", cmd, strings.Join(found, ", "))
+	if !quiet {
+		fmt.Fprintf(e.stderr, "%s: reading %s\n", cmd, strings.Join(found, ", "))
+	}
 	return found, nil
 }

@@ -64,7 +64,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if paths, err = storesOrPaths(e, "sync", paths, reads); err != nil {
+	if paths, err = storesOrPaths(e, "sync", paths, reads, *quiet); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, e, *db)
