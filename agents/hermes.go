@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
+
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -190,26 +192,6 @@ func hermesSpawned(child, parent *hermesSession) bool {
 	return !branch && !compression && !reset
 }
 
-// hermesColumns returns the columns of table, none when it does not exist:
-// an older Hermes database lacks the columns added since (Hermes adds them
-// when it next opens the database for writing).
-func hermesColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
-}
-
 // hermesPick lists columns, each as itself or, when the table lacks it,
 // as the fallback given after a '='.
 func hermesPick(cols map[string]bool, want ...string) string {
@@ -237,10 +219,10 @@ func hermesOpen(ctx context.Context, path string, env Env) (*sql.DB, map[string]
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("hermes: opening the database: %w", err)
 	}
-	scols, err := hermesColumns(ctx, db, "sessions")
+	scols, err := foreigndb.Columns(ctx, db, "sessions")
 	if err == nil {
 		var mcols map[string]bool
-		mcols, err = hermesColumns(ctx, db, "messages")
+		mcols, err = foreigndb.Columns(ctx, db, "messages")
 		if err == nil {
 			if !scols["id"] || !mcols["id"] || !mcols["session_id"] || !mcols["role"] {
 				db.Close()

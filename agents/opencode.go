@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
+
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -305,24 +307,6 @@ func opencodeOpen(ctx context.Context, path string, env Env) (tx *sql.Tx, done f
 	return tx, func() { tx.Rollback(); db.Close() }, nil
 }
 
-// opencodeColumns returns the columns of a table (none when it is missing).
-func opencodeColumns(ctx context.Context, db opencodeQuerier, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
-}
-
 // opencodePick is the column expression of name on table alias t, NULL
 // when the table lacks it.
 func opencodePick(cols map[string]bool, t, name string) string {
@@ -343,22 +327,22 @@ type opencodeSchema struct {
 
 func opencodeInspect(ctx context.Context, db opencodeQuerier) (opencodeSchema, error) {
 	var q opencodeSchema
-	s, err := opencodeColumns(ctx, db, "session")
+	s, err := foreigndb.Columns(ctx, db, "session")
 	if err != nil {
 		return q, fmt.Errorf("not a readable SQLite database: %w", err)
 	}
-	m, err := opencodeColumns(ctx, db, "message")
+	m, err := foreigndb.Columns(ctx, db, "message")
 	if err != nil {
 		return q, err
 	}
-	p, err := opencodeColumns(ctx, db, "part")
+	p, err := foreigndb.Columns(ctx, db, "part")
 	if err != nil {
 		return q, err
 	}
 	if !s["id"] || !m["id"] || !m["session_id"] || !m["data"] || !p["id"] || !p["message_id"] || !p["data"] {
 		return q, errors.New("not an OpenCode database: it needs tables session(id), message(id, session_id, data) and part(id, message_id, data)")
 	}
-	pr, err := opencodeColumns(ctx, db, "project")
+	pr, err := foreigndb.Columns(ctx, db, "project")
 	if err != nil {
 		return q, err
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
+
 	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
@@ -53,27 +55,12 @@ func (a *agentDB) columns(ctx context.Context, table string) (map[string]bool, e
 }
 
 // Querier is a *sql.DB, *sql.Conn or *sql.Tx.
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+type Querier = foreigndb.Querier
 
-// TableColumns returns the columns of table, none when it does not exist:
-// readers of another program's database read the columns its version has.
+// TableColumns returns the columns of table, none when it does not exist
+// (foreigndb.Columns).
 func TableColumns(ctx context.Context, q Querier, table string) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		cols[name] = true
-	}
-	return cols, rows.Err()
+	return foreigndb.Columns(ctx, q, table)
 }
 
 // PickColumns lists the wanted columns, NULL for those the table lacks.
