@@ -26,7 +26,6 @@ import (
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
-
 	"github.com/sessionsearch/sessionsearch/store"
 )
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
-
 	"github.com/sessionsearch/sessionsearch/sessionkey"
 )
 
