@@ -635,7 +635,8 @@ func (l *geminiLog) upsert(raw []byte) [][]byte {
 }
 
 // checkpoint replaces the log's messages with those of a "$set" messages
-// list (Gemini CLI rewrites the history after compressing or masking it).
+// list (Gemini CLI rewrites the history after compressing or masking it;
+// AG7).
 func (l *geminiLog) checkpoint(messages []json.RawMessage) [][]byte {
 	var next []geminiItem
 	index := map[string]int{}
