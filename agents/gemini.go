@@ -527,6 +527,7 @@ func (s geminiSession) readLog(ctx context.Context, path string, metaLine int, e
 type geminiLog struct {
 	session geminiSession
 	items   []geminiItem
+	index   map[string]int // the place of each message id in items
 }
 
 // geminiItem is one message of the log and the entries it became.
@@ -617,20 +618,13 @@ func (l *geminiLog) upsert(raw []byte) [][]byte {
 	var rec map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &rec)
 	_ = json.Unmarshal(rec["id"], &id)
-	at := len(l.items)
-	for i, it := range l.items {
-		if it.id == id {
-			at = i
-			break
-		}
+	at, ok := l.index[id]
+	if !ok {
+		return l.become(append(l.items, geminiItem{id: id, raw: raw}), len(l.items))
 	}
 	next := make([]geminiItem, len(l.items))
 	copy(next, l.items)
-	if at == len(next) {
-		next = append(next, geminiItem{id: id, raw: raw})
-	} else {
-		next[at] = geminiItem{id: id, raw: raw}
-	}
+	next[at] = geminiItem{id: id, raw: raw}
 	return l.become(next, at)
 }
 
@@ -690,8 +684,22 @@ func (l *geminiLog) become(next []geminiItem, from int) [][]byte {
 		}
 		out = append(out, Leaf("", target, 0))
 	}
-	l.items = next
+	l.setItems(next, from)
 	return out
+}
+
+// setItems makes items the log's messages, those before from unchanged.
+func (l *geminiLog) setItems(items []geminiItem, from int) {
+	if l.index == nil {
+		l.index = map[string]int{}
+	}
+	for i := from; i < len(l.items); i++ {
+		delete(l.index, l.items[i].id)
+	}
+	for i := from; i < len(items); i++ {
+		l.index[items[i].id] = i
+	}
+	l.items = items
 }
 
 // geminiShared is how many entries two versions of a message share.
@@ -707,18 +715,12 @@ func geminiShared(a, b [][]byte) int {
 // loader does (all of them when target is not in the log): a leaf entry
 // back to the message before it, or to the session header (AG8).
 func (l *geminiLog) rewind(target, id string) []byte {
-	at := 0
-	for i, it := range l.items {
-		if it.id == target {
-			at = i
-			break
-		}
-	}
+	at := l.index[target] // 0 when it is not there
 	leafTo := l.session.id
 	if at > 0 {
 		leafTo = l.items[at-1].tail
 	}
-	l.items = l.items[:at]
+	l.setItems(l.items[:at], at)
 	return Leaf(id, leafTo, 0)
 }
 
