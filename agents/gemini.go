@@ -536,6 +536,8 @@ type geminiItem struct {
 	raw    []byte   // the message record
 	tail   string   // the id of its last entry, which the next message hangs from
 	events [][]byte // its entries, hanging from the item before it
+	// answers are the ids of the tool calls whose results it holds.
+	answers map[string]bool
 }
 
 // record converts one line of a .jsonl log.
@@ -608,32 +610,32 @@ func geminiWithout(rec map[string]json.RawMessage, key string) []byte {
 	return encode(m)
 }
 
-// upsert sets the message of record raw: a new message goes at the end; a
-// message already in the log keeps its place, and when what it becomes
-// changed, its new entries and those of every message after it are
-// appended again, so that the new version is on the active path and the
-// old one is not (AG7).
+// upsert sets the message of record raw (AG7).
 func (l *geminiLog) upsert(raw []byte) [][]byte {
-	var id string
-	var rec map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &rec)
-	_ = json.Unmarshal(rec["id"], &id)
-	at, ok := l.index[id]
-	if !ok {
-		return l.become(append(l.items, geminiItem{id: id, raw: raw}), len(l.items))
-	}
-	next := make([]geminiItem, len(l.items))
-	copy(next, l.items)
-	next[at] = geminiItem{id: id, raw: raw}
-	return l.become(next, at)
+	return l.merge([]json.RawMessage{raw})
 }
 
-// checkpoint replaces the log's messages with those of a "$set" messages
-// list (Gemini CLI rewrites the history after compressing or masking it;
-// AG7).
+// checkpoint reads a "$set" messages list, which Gemini CLI writes when it
+// rewrites the model's history (on resume, after compressing it, masking
+// tool output or rolling back a cancelled turn), as an upsert of each of
+// its messages: the messages it leaves out stay (AG7).
 func (l *geminiLog) checkpoint(messages []json.RawMessage) [][]byte {
-	var next []geminiItem
-	index := map[string]int{}
+	return l.merge(messages)
+}
+
+// merge upserts messages in order, as Gemini CLI's loader sets them in its
+// map: a new message goes at the end, a message already in the log keeps
+// its place and takes the new record. It returns the entries to append.
+func (l *geminiLog) merge(messages []json.RawMessage) [][]byte {
+	n := len(l.items)
+	from := n
+	added := map[string]int{}
+	var fresh []geminiItem
+	type change struct {
+		at  int
+		raw []byte
+	}
+	var changes []change
 	for _, raw := range messages {
 		var rec map[string]json.RawMessage
 		var id string
@@ -641,23 +643,33 @@ func (l *geminiLog) checkpoint(messages []json.RawMessage) [][]byte {
 			continue
 		}
 		_ = json.Unmarshal(rec["id"], &id)
-		if i, ok := index[id]; ok {
-			next[i].raw = raw
-			continue
+		if at, ok := added[id]; ok {
+			fresh[at-n].raw = raw
+		} else if at, ok := l.index[id]; ok {
+			changes = append(changes, change{at, raw})
+			from = min(from, at)
+		} else {
+			added[id] = n + len(fresh)
+			fresh = append(fresh, geminiItem{id: id, raw: raw})
 		}
-		index[id] = len(next)
-		next = append(next, geminiItem{id: id, raw: raw})
 	}
-	return l.become(next, 0)
+	// The items from the first changed one on, as they were: what their new
+	// versions are compared with.
+	old := append([]geminiItem(nil), l.items[from:]...)
+	for _, c := range changes {
+		l.items[c.at].raw = c.raw
+	}
+	return l.become(append(l.items, fresh...), from, old, added)
 }
 
-// become makes next the log's messages; the items before from are
-// unchanged. It returns the entries to append: from the first item that
-// differs, its entries after those it shares with its old version (a tool
-// result added to the last message adds just that), then every entry of
-// the items after it; and a leaf entry to the new last entry when those do
-// not end with it (next is a prefix of the log).
-func (l *geminiLog) become(next []geminiItem, from int) [][]byte {
+// become makes next the log's messages: the items before from are
+// unchanged, old are the items from there on as they were, added the
+// places of the new items. It returns the entries to append: for the first
+// item that differs, its entries after those it shares with its old
+// version (a tool result added to a message adds just that), then every
+// entry of the items after it, so that they hang from the new version; and
+// a leaf entry to the new last entry when those do not end with it.
+func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem, added map[string]int) [][]byte {
 	var out [][]byte
 	changed, endsAtTail := false, false
 	for i := from; i < len(next); i++ {
@@ -665,19 +677,26 @@ func (l *geminiLog) become(next []geminiItem, from int) [][]byte {
 		if i > 0 {
 			parent = next[i-1].tail
 		}
-		next[i].events, next[i].tail = geminiEntries(next[i].id, next[i].raw, parent)
-		shared := 0
-		if !changed && i < len(l.items) && l.items[i].id == next[i].id {
-			shared = geminiShared(l.items[i].events, next[i].events)
-			if shared == len(next[i].events) && shared == len(l.items[i].events) {
+		it := &next[i]
+		it.events, it.tail, it.answers = geminiEntries(it.id, it.raw, parent, l.echoed(next, i, added))
+		if j := i - from; !changed && j < len(old) && old[j].id == it.id {
+			shared := geminiShared(old[j].events, it.events)
+			if shared == len(it.events) && shared == len(old[j].events) {
 				continue
 			}
+			changed = true
+			endsAtTail = shared < len(it.events)
+			out = append(out, it.events[shared:]...)
+			continue
+		}
+		if len(it.events) == 0 {
+			continue // nothing to append: the leaf stays where it is
 		}
 		changed = true
-		endsAtTail = shared < len(next[i].events)
-		out = append(out, next[i].events[shared:]...)
+		endsAtTail = true
+		out = append(out, it.events...)
 	}
-	if (changed || len(next) < len(l.items)) && !endsAtTail {
+	if changed && !endsAtTail {
 		target := l.session.id
 		if len(next) > 0 {
 			target = next[len(next)-1].tail
@@ -686,6 +705,25 @@ func (l *geminiLog) become(next []geminiItem, from int) [][]byte {
 	}
 	l.setItems(next, from)
 	return out
+}
+
+// echoed returns the tool results already recorded for the message that
+// item i of next echoes: Gemini CLI replays a message's tool results to
+// the model as a user turn with id "<message id>_response"
+// (convertSessionToClientHistory), which a checkpoint then records.
+func (l *geminiLog) echoed(next []geminiItem, i int, added map[string]int) map[string]bool {
+	base, ok := strings.CutSuffix(next[i].id, "_response")
+	if !ok {
+		return nil
+	}
+	at, ok := l.index[base]
+	if !ok {
+		at, ok = added[base]
+	}
+	if !ok || at >= i {
+		return nil
+	}
+	return next[at].answers
 }
 
 // setItems makes items the log's messages, those before from unchanged.
@@ -830,23 +868,25 @@ func geminiInternalContext(text string) bool {
 
 // geminiEntries converts one message record into its entries, the first
 // hanging from parent and each next one from the one before; it returns
-// them and the id of the last (AG9-AG11).
-func geminiEntries(id string, raw []byte, parent string) ([][]byte, string) {
+// them, the id of the last (parent when there are none) and the ids of the
+// tool calls whose results they hold. echoed are the tool results already
+// recorded for the message a "<id>_response" user message echoes
+// (AG9-AG11).
+func geminiEntries(id string, raw []byte, parent string, echoed map[string]bool) ([][]byte, string, map[string]bool) {
 	var m geminiMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		// A record with an id but fields of other types: kept in its place.
-		return [][]byte{Kept(Gemini, "message", id, ParentID(parent), 0, raw)}, id
+		return [][]byte{Kept(Gemini, "message", id, ParentID(parent), 0, raw)}, id, nil
 	}
 	t := Millis(m.Timestamp)
 	content := geminiParts(m.Content)
 	shown := geminiText(geminiParts(m.DisplayContent))
-	var model string
-	_ = json.Unmarshal(m.Model, &model)
 	chain := &geminiChain{parent: parent}
+	var answers map[string]bool
 	switch m.Type {
 	case "user":
 		if geminiHasResponse(content) {
-			chain.toolResults(id, t, content)
+			chain.toolResults(id, t, content, echoed)
 			break
 		}
 		text := geminiText(content)
@@ -859,7 +899,35 @@ func geminiEntries(id string, raw []byte, parent string) ([][]byte, string) {
 		}
 		chain.add(Msg{ID: id, Time: t, Role: role, Content: append(text, geminiImages(content)...)})
 	case "gemini":
-		var blocks []Block
+		answers = chain.assistant(id, t, m, content, shown)
+	case "info", "error", "warning":
+		text := geminiText(content)
+		if len(shown) > 0 {
+			text = shown
+		}
+		chain.add(Msg{ID: id, Time: t, Role: "system", Content: text})
+	default:
+		return [][]byte{Kept(Gemini, "message", id, ParentID(parent), t, raw)}, id, nil
+	}
+	return chain.events, chain.parent, answers
+}
+
+// assistant adds a gemini message and the results of its tool calls. When
+// its content holds thought or function call parts (Gemini CLI writes the
+// model's parts there when it rewrites the history), those are its
+// thoughts or calls, as convertSessionToClientHistory reads them; else
+// they are its thoughts and toolCalls fields, so both give the same blocks.
+func (c *geminiChain) assistant(id string, t int64, m geminiMessage, content []geminiPart, shown []Block) map[string]bool {
+	hasThoughts := false
+	inContent := map[string]bool{}
+	for _, p := range content {
+		hasThoughts = hasThoughts || (p.Text != nil && p.thought())
+		if p.FunctionCall != nil {
+			inContent[p.FunctionCall.ID] = true
+		}
+	}
+	var blocks []Block
+	if !hasThoughts {
 		for _, th := range m.Thoughts {
 			text := th.Description
 			if th.Subject != "" {
@@ -869,54 +937,52 @@ func geminiEntries(id string, raw []byte, parent string) ([][]byte, string) {
 				blocks = append(blocks, Thinking(text))
 			}
 		}
-		calls := map[string]bool{}
-		for _, tc := range m.ToolCalls {
-			calls[tc.ID] = true
-		}
-		for _, p := range content {
-			switch {
-			case p.Text != nil && p.thought():
+	}
+	for _, p := range content {
+		switch {
+		case p.Text != nil && p.thought():
+			if strings.TrimSpace(*p.Text) != "" {
 				blocks = append(blocks, Thinking(*p.Text))
-			case p.FunctionCall != nil && (p.FunctionCall.ID == "" || !calls[p.FunctionCall.ID]):
-				blocks = append(blocks, ToolCall(p.FunctionCall.ID, p.FunctionCall.Name, p.FunctionCall.Args))
 			}
+		case p.FunctionCall != nil:
+			blocks = append(blocks, ToolCall(p.FunctionCall.ID, p.FunctionCall.Name, p.FunctionCall.Args))
+		case len(shown) == 0:
+			blocks = append(blocks, geminiText([]geminiPart{p})...)
+			blocks = append(blocks, geminiImages([]geminiPart{p})...)
 		}
-		text := geminiText(content)
-		if len(shown) > 0 {
-			text = shown
-		}
-		blocks = append(blocks, text...)
-		blocks = append(blocks, geminiImages(content)...)
-		for _, tc := range m.ToolCalls {
+	}
+	blocks = append(blocks, shown...)
+	for _, tc := range m.ToolCalls {
+		if !inContent[tc.ID] {
 			blocks = append(blocks, ToolCall(tc.ID, tc.Name, tc.Args))
 		}
-		chain.add(Msg{ID: id, Time: t, Role: "assistant", Content: blocks, Model: model})
-		for i, tc := range m.ToolCalls {
-			blocks, isErr, ok := geminiResult(tc)
-			if !ok {
-				continue
-			}
-			callID := tc.ID
-			if callID == "" {
-				callID = strconv.Itoa(i)
-			}
-			tt := Millis(tc.Timestamp)
-			if tt == 0 {
-				tt = t
-			}
-			chain.add(Msg{ID: id + ":tool:" + callID, Time: tt, Role: "toolResult", Content: blocks,
-				ToolCallID: tc.ID, ToolName: tc.Name, IsError: isErr || tc.Status == "error"})
-		}
-	case "info", "error", "warning":
-		text := geminiText(content)
-		if len(shown) > 0 {
-			text = shown
-		}
-		chain.add(Msg{ID: id, Time: t, Role: "system", Content: text})
-	default:
-		return [][]byte{Kept(Gemini, "message", id, ParentID(parent), t, raw)}, id
 	}
-	return chain.events, chain.parent
+	var model string
+	_ = json.Unmarshal(m.Model, &model)
+	c.add(Msg{ID: id, Time: t, Role: "assistant", Content: blocks, Model: model})
+	var answers map[string]bool
+	for i, tc := range m.ToolCalls {
+		blocks, isErr, ok := geminiResult(tc)
+		if !ok {
+			continue
+		}
+		callID := tc.ID
+		if callID == "" {
+			callID = strconv.Itoa(i)
+		} else {
+			if answers == nil {
+				answers = map[string]bool{}
+			}
+			answers[callID] = true
+		}
+		tt := Millis(tc.Timestamp)
+		if tt == 0 {
+			tt = t
+		}
+		c.add(Msg{ID: id + ":tool:" + callID, Time: tt, Role: "toolResult", Content: blocks,
+			ToolCallID: tc.ID, ToolName: tc.Name, IsError: isErr || tc.Status == "error"})
+	}
+	return answers
 }
 
 // geminiChain appends entries one after the other.
@@ -942,35 +1008,43 @@ func geminiHasResponse(parts []geminiPart) bool {
 
 // toolResults: a user message that carries function responses (as Gemini
 // CLI records the tool turns of a rewritten history) is tool output, never
-// user text: one tool result per response, with the parts around it.
-func (c *geminiChain) toolResults(id string, t int64, parts []geminiPart) {
+// user text: one tool result per response, with the parts around it. A
+// response already recorded as the result of its call (echoed) is left
+// out, with the parts after it.
+func (c *geminiChain) toolResults(id string, t int64, parts []geminiPart, echoed map[string]bool) {
 	var cur *Msg
 	var pending []Block
+	skipping := false
 	n := 0
 	flush := func() {
 		if cur != nil {
 			c.add(*cur)
+			cur = nil
 		}
 	}
 	for _, p := range parts {
-		if p.FunctionResponse != nil {
+		if r := p.FunctionResponse; r != nil {
 			flush()
 			mid := id
 			if n > 0 {
 				mid = id + ":part:" + strconv.Itoa(n)
 			}
 			n++
-			text, isErr := geminiResponse(p.FunctionResponse.Response)
-			cur = &Msg{ID: mid, Time: t, Role: "toolResult", ToolCallID: p.FunctionResponse.ID,
-				ToolName: p.FunctionResponse.Name, IsError: isErr, Content: append(pending, Text(text))}
+			if skipping = r.ID != "" && echoed[r.ID]; skipping {
+				continue
+			}
+			text, isErr := geminiResponse(r.Response)
+			cur = &Msg{ID: mid, Time: t, Role: "toolResult", ToolCallID: r.ID,
+				ToolName: r.Name, IsError: isErr, Content: append(pending, Text(text))}
 			pending = nil
 			continue
 		}
 		blocks := append(geminiText([]geminiPart{p}), geminiImages([]geminiPart{p})...)
-		if cur == nil {
-			pending = append(pending, blocks...)
-		} else {
+		switch {
+		case cur != nil:
 			cur.Content = append(cur.Content, blocks...)
+		case !skipping:
+			pending = append(pending, blocks...)
 		}
 	}
 	flush()

@@ -348,6 +348,14 @@ func geminiLogFile(t *testing.T, lines ...string) Transcript {
 	return trs[0]
 }
 
+// geminiResumeCall is a gemini message "g" with a thought and a tool call
+// with its result, and content as given.
+func geminiResumeCall(content string) string {
+	return `{"id":"g","type":"gemini","content":` + content + `,"thoughts":[{"subject":"Plan","description":"mirar"}],` +
+		`"toolCalls":[{"id":"t1","name":"ls","args":{"dir":"."},"status":"success",` +
+		`"result":[{"functionResponse":{"id":"t1","name":"ls","response":{"output":"go.mod"}}}]}]}`
+}
+
 func TestGeminiLogOperations(t *testing.T) {
 	const (
 		a  = `{"id":"a","type":"user","content":"uno"}`
@@ -372,13 +380,20 @@ func TestGeminiLogOperations(t *testing.T) {
 		{"a rewind to a message not in the log drops every message", []string{a, b, `{"$rewindTo":"zz"}`}, nil, 3, 0},
 		{"a rewind keeps the messages before its target", []string{a, b, c, `{"$rewindTo":"c"}`, b2},
 			[]string{"user: uno", "assistant: dos bis"}, 5, 0},
-		{"a checkpoint rewrites the history",
+		{"a checkpoint upserts its messages and keeps those it leaves out",
 			[]string{a, b, c, `{"$set":{"messages":[` + a + `,` + b2 + `],"lastUpdated":"2026-01-05T08:05:00.000Z"}}`},
-			[]string{"user: uno", "assistant: dos bis"}, 4, 0},
+			[]string{"user: uno", "assistant: dos bis", "user: tres"}, 5, 0},
 		{"a checkpoint of the same messages changes nothing",
 			[]string{a, b, `{"$set":{"messages":[` + a + `,` + b + `]}}`}, []string{"user: uno", "assistant: dos"}, 2, 0},
-		{"a checkpoint that drops the last messages moves the leaf back",
-			[]string{a, b, c, `{"$set":{"messages":[` + a + `]}}`}, []string{"user: uno"}, 4, 0},
+		{"a checkpoint puts its new messages at the end",
+			[]string{a, b, `{"$set":{"messages":[{"id":"x","type":"user","content":"resumen"},` + a + `,` + b + `]}}`},
+			[]string{"user: uno", "assistant: dos", "user: resumen"}, 3, 0},
+		{"the checkpoint of a resume (model parts in content, echoed tool results, no notices) changes nothing",
+			[]string{`{"id":"u","type":"user","content":"hola"}`, geminiResumeCall(`"respuesta"`), `{"id":"i","type":"info","content":"aviso"}`,
+				`{"$set":{"messages":[{"id":"u","type":"user","content":[{"text":"hola"}]},` +
+					geminiResumeCall(`[{"text":"**Plan** mirar","thought":true},{"text":"respuesta"},{"functionCall":{"id":"t1","name":"ls","args":{"dir":"."}}}]`) +
+					`,{"id":"g_response","type":"user","content":[{"functionResponse":{"id":"t1","name":"ls","response":{"output":"go.mod"}}}]}]}}`},
+			[]string{"user: hola", "assistant: respuesta", "toolResult: go.mod", "system: aviso"}, 4, 0},
 		{"function responses on a user message are tool results",
 			[]string{a, `{"id":"m","type":"gemini","content":[{"functionCall":{"id":"t1","name":"ls","args":{"dir":"."}}}]}`,
 				`{"id":"r","type":"user","content":[{"functionResponse":{"id":"t1","name":"ls","response":{"output":"go.mod"}}},{"text":"nota del sistema"}]}`},
