@@ -572,12 +572,7 @@ func (l *geminiLog) record(line []byte, n int) ([][]byte, error) {
 		events := [][]byte{Kept(Gemini, "session", "", FromLeaf, 0, geminiWithout(rec, "messages"))}
 		var messages []json.RawMessage
 		if json.Unmarshal(rec["messages"], &messages) == nil {
-			for _, m := range messages {
-				var mrec map[string]json.RawMessage
-				if json.Unmarshal(m, &mrec) == nil && geminiString(mrec["id"]) {
-					events = append(events, l.upsert(m)...)
-				}
-			}
+			events = append(events, l.merge(messages)...)
 		}
 		return events, nil
 	}
