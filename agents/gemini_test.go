@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -596,5 +598,47 @@ func TestGeminiClaims(t *testing.T) {
 		if got := Lookup(Gemini).Claims(path); got != want {
 			t.Errorf("Claims(%s) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// BenchmarkGeminiRead reads a log of n exchanges (a user message, then a
+// gemini message with a tool call written again when its result arrives),
+// against reading the same lines without converting them: the ratio of the
+// two stays flat as n grows when replaying the log is linear.
+func BenchmarkGeminiRead(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		dir := filepath.Join(b.TempDir(), "chats")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		buf.WriteString(`{"sessionId":"` + geminiTestID + `","projectHash":"00"}` + "\n")
+		for i := range n {
+			id := strconv.Itoa(i)
+			call := `"toolCalls":[{"id":"c` + id + `","name":"read_file","args":{"path":"f` + id + `.go"},"status":"executing"}]`
+			buf.WriteString(`{"id":"u` + id + `","type":"user","content":"pregunta número ` + id + `"}` + "\n")
+			buf.WriteString(`{"id":"g` + id + `","type":"gemini","content":"respuesta ` + id + `",` + call + `}` + "\n")
+			buf.WriteString(`{"id":"g` + id + `","type":"gemini","content":"respuesta ` + id + `",` +
+				strings.Replace(call, `"status":"executing"`, `"status":"success","result":"package main"`, 1) + `}` + "\n")
+			buf.WriteString(`{"$set":{"lastUpdated":"2026-01-05T08:00:00.000Z"}}` + "\n")
+		}
+		path := filepath.Join(dir, "session-2026-01-05T08-00-abcdef12.jsonl")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		trs, _ := Lookup(Gemini).List(context.Background(), path, Env{})
+		b.Run("lines/n="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				_ = Lines(context.Background(), path, -1, func(line []byte, _ int64, _ string, _ error) error {
+					var rec map[string]json.RawMessage
+					return json.Unmarshal(line, &rec)
+				})
+			}
+		})
+		b.Run("events/n="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				_ = trs[0].Read(context.Background(), -1, func(Event) error { return nil })
+			}
+		})
 	}
 }
