@@ -43,15 +43,18 @@ const (
 	geminiHeadBytes     = 4096
 )
 
-// geminiClaims: a .gemini directory with a tmp/ or projects.json, a tmp/
-// directory of one, a project temp directory, its chats/ and sub-agent
-// directories, and the session files in them (AG2).
+// geminiClaims: a .gemini directory with a tmp/ or projects.json, its
+// projects.json, a tmp/ directory of one, a project temp directory, its
+// chats/ and sub-agent directories, and the session files in them (AG2).
 func geminiClaims(path string) bool {
 	st, err := os.Stat(path)
 	if err != nil {
 		return false
 	}
 	if !st.IsDir() {
+		if filepath.Base(path) == geminiRegistry {
+			return geminiClaims(filepath.Dir(path))
+		}
 		return geminiSessionFile(path)
 	}
 	base := filepath.Base(path)
@@ -165,6 +168,13 @@ func geminiList(ctx context.Context, path string, env Env) ([]Transcript, []Prob
 	}
 	var files []geminiFile
 	var problems []Problem
+	if !st.IsDir() && filepath.Base(path) == geminiRegistry {
+		path = filepath.Dir(path) // the registry stands for its .gemini
+		st, err = os.Stat(path)
+		if err != nil {
+			return nil, []Problem{{Path: path, Err: err}}
+		}
+	}
 	switch {
 	case !st.IsDir():
 		f := geminiFile{path: path}

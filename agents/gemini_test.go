@@ -136,6 +136,7 @@ func TestGeminiListsEachSessionOfTheStore(t *testing.T) {
 	for path, keys := range map[string][]string{
 		filepath.Join(geminiFixture, "tmp"):                {Key(Gemini, geminiLegacyID), Key(Gemini, geminiLogID), Key(Gemini, geminiSubID)},
 		filepath.Join(geminiFixture, "tmp", geminiHashDir): {Key(Gemini, geminiLogID), Key(Gemini, geminiSubID)},
+		filepath.Join(geminiFixture, "projects.json"):      {Key(Gemini, geminiLegacyID), Key(Gemini, geminiLogID), Key(Gemini, geminiSubID)},
 		hashChats:                             {Key(Gemini, geminiLogID), Key(Gemini, geminiSubID)},
 		filepath.Join(hashChats, geminiLogID): {Key(Gemini, geminiSubID)},
 		want[Key(Gemini, geminiSubID)].path:   {Key(Gemini, geminiSubID)},
@@ -558,6 +559,8 @@ func TestGeminiClaims(t *testing.T) {
 	}
 	workspace := filepath.Join(dir, "src", "app", ".gemini")
 	geminiWriteFile(t, filepath.Join(workspace, "settings.json"), `{"theme":"dark"}`)
+	notes := filepath.Join(dir, "notes", "projects.json")
+	geminiWriteFile(t, notes, `{"projects":{}}`)
 	openclaw := filepath.Join(dir, ".openclaw")
 	geminiWriteFile(t, filepath.Join(openclaw, "agents", "main", "sessions", "s1.jsonl"), `{"type":"session","id":"s1"}`+"\n")
 	stray := filepath.Join(dir, "chats", "session-x.json")
@@ -579,7 +582,8 @@ func TestGeminiClaims(t *testing.T) {
 		home:                              true, // no session yet
 		filepath.Join(home, "tmp"):        true,
 		filepath.Join(home, "tmp", "app"): true,
-		filepath.Join(geminiFixture, "projects.json"): false,
+		filepath.Join(geminiFixture, "projects.json"): true, // it stands for its .gemini
+		notes:     false,
 		workspace: false, // a project's own .gemini settings
 		openclaw:  false,
 		filepath.Join(openclaw, "agents", "main", "sessions", "s1.jsonl"): false,
