@@ -563,7 +563,21 @@ func (o *openDB) coldReader(id, name, storage string) func(context.Context, int6
 			return err
 		}
 		defer z.Close()
-		return emitLines(z, "cold archive "+where, emit)
+		// Records of the archive's envelope that hold no event (its header,
+		// the window's derived rows) are not events (importer.ColdArchiveEvent).
+		return emitLines(z, "cold archive "+where, func(pos int64, raw []byte, rec string, bad error, stored int64) error {
+			if bad != nil {
+				return emit(pos, raw, rec, bad, stored)
+			}
+			event, ok, err := importer.ColdArchiveEvent(raw)
+			if err != nil {
+				return emit(pos, nil, rec, err, stored)
+			}
+			if !ok {
+				return nil
+			}
+			return emit(pos, event, rec, nil, stored)
+		})
 	}
 }
 

@@ -303,3 +303,23 @@ func TestGatewayLife(t *testing.T) {
 		t.Errorf("sessionsearch_sync_archives kinds = %v, want [deleted reset]", kinds)
 	}
 }
+
+// docs/sync.md Y7: a cold archive is read in both line formats, OpenClaw's
+// record envelope and plain event lines, and gives the same session.
+func TestColdArchiveFormats(t *testing.T) {
+	M := openclawtest.Message
+	for _, plain := range []bool{false, true} {
+		dir := t.TempDir()
+		g := gateway(t, dir, "main")
+		g.PlainColdArchives = plain
+		must(t, g.Create(g.Key("main"), "w1", openclawtest.Link{}))
+		must(t, g.Append("w1", M("u1", "", "user", "東京 office"), M("a1", "u1", "assistant", "the office in Tokyo")))
+		must(t, g.Rollover(g.Key("main"), "w2", "reset", M("u2", "", "user", "a new window")))
+		must(t, g.ColdArchive("w1"))
+		db := store(t)
+		s := newSyncer(t, db.DB, nil)
+		sync(t, s, dir)
+		check(t, fmt.Sprintf("a cold archive (plain lines: %v)", plain), db.DB,
+			map[string][]string{"agent:main:main": {"u2"}, "agent:main:cold:w1": {"u1", "a1"}})
+	}
+}

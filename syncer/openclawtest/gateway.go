@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/sessionsearch/sessionsearch/importer"
 )
 
 //go:embed schema.sql
@@ -29,8 +30,11 @@ var Schema string
 type Gateway struct {
 	StateDir, Agent, Path string
 	DB                    *sql.DB
-	clock                 int64
-	enc                   *zstd.Encoder
+	// PlainColdArchives: cold archives hold the window's events as plain
+	// lines, not in OpenClaw's record envelope (importer.ColdArchiveEvent).
+	PlainColdArchives bool
+	clock             int64
+	enc               *zstd.Encoder
 }
 
 // New creates agents/<agent>/agent/openclaw-agent.sqlite under stateDir in
@@ -247,6 +251,38 @@ func jsonl(tx *sql.Tx, id string, dec *zstd.Decoder) ([]byte, int64, int64, erro
 	return out, n, last, rows.Err()
 }
 
+// coldEnvelope is a window's events as OpenClaw's cold archive writer
+// records them (src/config/sessions/session-cold-storage-worker.ts
+// @9e1d904f): a header record, an event record per event, then records of
+// the window's derived rows, of which one index record is written here.
+func coldEnvelope(id, generation string, raw []byte, last, now int64) ([]byte, error) {
+	type row struct {
+		Seq       int64  `json:"seq"`
+		EventJSON string `json:"event_json"`
+		CreatedAt int64  `json:"created_at"`
+	}
+	var out []byte
+	add := func(v any) error {
+		b, err := json.Marshal(v)
+		out = append(append(out, b...), '\n')
+		return err
+	}
+	if err := add(map[string]any{"kind": "header", "version": 1, "sessionId": id, "generation": generation}); err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	first := last - int64(len(lines)) + 1
+	for i, l := range lines {
+		if err := add(map[string]any{"kind": "event", "row": row{first + int64(i), l, now}}); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(map[string]any{"kind": "index", "row": map[string]any{"indexed_seq": last, "needs_rebuild": 0, "updated_at": now}}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (g *Gateway) decoder() *zstd.Decoder {
 	d, _ := zstd.NewReader(nil)
 	return d
@@ -264,7 +300,13 @@ func (g *Gateway) ColdArchive(id string) error {
 		if err != nil {
 			return err
 		}
-		frame := g.enc.EncodeAll(raw, nil)
+		content := raw
+		if !g.PlainColdArchives {
+			if content, err = coldEnvelope(id, fmt.Sprint("cold-", now), raw, last, now); err != nil {
+				return err
+			}
+		}
+		frame := g.enc.EncodeAll(content, nil)
 		sum := sha256.Sum256(frame)
 		name := hex.EncodeToString(sum[:]) + ".jsonl.zst"
 		if err := writeSynced(filepath.Join(g.StateDir, "agents", g.Agent, "sessions", "cold", name), frame); err != nil {
@@ -298,7 +340,16 @@ func (g *Gateway) Restore(id string) error {
 		if err != nil {
 			return err
 		}
-		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+			event, ok, err := importer.ColdArchiveEvent([]byte(l))
+			if err != nil {
+				return err
+			}
+			if ok {
+				lines = append(lines, string(event))
+			}
+		}
 		first := last - int64(len(lines)) + 1
 		for i, l := range lines {
 			if err := g.insert(tx, id, first+int64(i), l, now); err != nil {
