@@ -75,22 +75,13 @@ soak: deps
 	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_READERS=$(SOAK_READERS) $(GO) test -tags $(TAGS) -count=1 -v \
 		-run '^TestSoak$$' -timeout $$(( $(SOAK_SECONDS) + 1200 ))s ./tests/soak/
 
-# Every `func Fuzz...` of every _test.go, one after another; their seed
-# corpora (testdata/fuzz) run in `make test` as ordinary tests. A failing
-# target leaves its input in its package's testdata/fuzz and the run goes
-# on to the next. Minimizing is capped by count: the SQL targets take
-# milliseconds an input, and the default 60 s of minimizing per new input
-# would use up the whole run.
+# Every `func Fuzz...` of every _test.go, one after another, FUZZ_SECONDS
+# each (scripts/fuzz); their seed corpora (testdata/fuzz) run in `make test`
+# as ordinary tests. A failing target leaves its input in its package's
+# testdata/fuzz and the run goes on to the next.
 FUZZ_SECONDS ?= 300
 fuzz: deps
-	@failed=""; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v node_modules | sort); do \
-		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
-			echo "== $$(dirname $$file) $$target ($(FUZZ_SECONDS)s)"; \
-			$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZ_SECONDS)s \
-				-fuzzminimizetime 100x $$(dirname $$file) || failed="$$failed $$target"; \
-		done; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
+	GO=$(GO) TAGS=$(TAGS) ./scripts/fuzz $(FUZZ_SECONDS)
 
 # Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0).
 generate:
