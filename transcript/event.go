@@ -88,7 +88,7 @@ func Read(data []byte) (e Entry, text string, err error) {
 			s.skip(0)
 		}
 	})
-	if s.err == nil && s.peek() != 0 {
+	if s.err == nil && !s.atEnd() {
 		s.fail("data after the event")
 	}
 	if s.err != nil {

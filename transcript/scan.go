@@ -48,6 +48,13 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
+// atEnd reports whether only white space is left: peek's 0 is also what a
+// NUL byte in the data gives.
+func (s *scanner) atEnd() bool {
+	s.ws()
+	return s.pos >= len(s.data)
+}
+
 func (s *scanner) expect(c byte) {
 	if s.peek() != c {
 		s.fail("expected %q", c)
