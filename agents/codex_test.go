@@ -64,14 +64,7 @@ func codexRoles(t *testing.T, events [][]byte) map[string]int {
 // codexSearchable returns the searchable texts on the active path.
 func codexSearchable(t *testing.T, events [][]byte) []string {
 	t.Helper()
-	path, searchable := activePath(t, events)
-	var out []string
-	for i, p := range path {
-		if searchable[i] {
-			out = append(out, p)
-		}
-	}
-	return out
+	return onPathSearchable(activePath(t, events))
 }
 
 func TestCodexListSessions(t *testing.T) {

@@ -85,16 +85,6 @@ func geminiSearchable(events [][]byte) []string {
 	return out
 }
 
-func geminiOnPathSearchable(path []string, searchable []bool) []string {
-	var out []string
-	for i, p := range path {
-		if searchable[i] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func TestGeminiListsEachSessionOfTheStore(t *testing.T) {
 	trs := geminiListOK(t, geminiFixture)
 	hashChats := filepath.Join(geminiFixture, "tmp", geminiHashDir, "chats")
@@ -250,7 +240,7 @@ func TestGeminiEventLogSession(t *testing.T) {
 			t.Errorf("%q is in %d events, want 1 (off the path)", off, n)
 		}
 	}
-	for _, on := range geminiOnPathSearchable(path, searchable) {
+	for _, on := range onPathSearchable(path, searchable) {
 		for _, off := range []string{"borra", "borrado"} {
 			if strings.Contains(on, off) {
 				t.Errorf("rewound text %q on the active path: %q", off, on)

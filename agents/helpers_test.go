@@ -55,3 +55,14 @@ func activePath(t *testing.T, events [][]byte) (path []string, searchable []bool
 	}
 	return path, searchable
 }
+
+// onPathSearchable returns the messages of activePath that search finds.
+func onPathSearchable(path []string, searchable []bool) []string {
+	var out []string
+	for i, p := range path {
+		if searchable[i] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -133,12 +133,7 @@ func TestSyncAgentDatabase(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	// Hermes' tables, with the columns this test needs (hermes_state_common.py
-	// SCHEMA_SQL; the reader takes missing columns as their defaults).
-	exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`)
-	exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
-		role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL,
-		active INTEGER NOT NULL DEFAULT 1)`)
+	exec(fixtures.HermesTables)
 	exec(`INSERT INTO sessions VALUES ('s1', 'cli', 1754035200), ('s2', 'telegram', 1754035300)`)
 	exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES
 		('s1', 'user', 'Привет, почини сборку', 1754035201), ('s1', 'assistant', 'ビルドを直しました', 1754035202),
