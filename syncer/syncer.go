@@ -269,9 +269,18 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	}
 	// Sources synced before that the plan no longer has under a root: gone,
 	// or now left out (a deletion archive without IncludeDeleted, a file
-	// whose session moved into a database).
+	// whose session moved into a database). Not those under a directory
+	// that could not be listed (another agent's store): unknown, kept.
+	var unlisted []string
+	for path, ss := range states {
+		if !ss.ok {
+			if info, err := os.Stat(path); err == nil && info.IsDir() {
+				unlisted = append(unlisted, path)
+			}
+		}
+	}
 	for _, path := range sortedKeys(stamps) {
-		if states[path] == nil && underAny(path, roots) {
+		if states[path] == nil && underAny(path, roots) && !underAny(path, unlisted) {
 			states[path] = &sourceState{path: path, ok: true}
 			order = append(order, path)
 		}
