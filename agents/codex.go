@@ -21,7 +21,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/sessionsearch/sessionsearch/jsonl"
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -451,38 +450,15 @@ func codexLines(ctx context.Context, path string, fn func(line []byte, end int64
 		return err
 	}
 	defer dec.Close()
-	lr := jsonl.NewReader(dec)
-	var offset int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, n, complete, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
-			return fmt.Errorf("codex: decompressing %s: %w", filepath.Base(path), err)
-		}
-		offset += int64(n)
-		rec := "line " + strconv.Itoa(lr.Line())
-		if !complete && err == nil && !json.Valid(line) {
-			// Nothing is appended to a compressed file: this line stays cut off.
-			return fn(nil, offset, rec, errors.New("codex: the compressed rollout ends in the middle of this line"))
-		}
-		if err != nil {
-			if err := fn(nil, offset, rec, err); err != nil {
-				return err
-			}
-			continue
-		}
-		if len(line) == 0 {
-			continue
-		}
-		if err := fn(line, offset, rec, nil); err != nil {
-			return err
-		}
+	var fnErr error
+	err = readLines(ctx, dec, 0, true, func(line []byte, end int64, rec string, bad error) error {
+		fnErr = fn(line, end, rec, bad)
+		return fnErr
+	})
+	if err != nil && err != fnErr && ctx.Err() == nil {
+		return fmt.Errorf("codex: decompressing %s: %w", filepath.Base(path), err)
 	}
+	return err
 }
 
 // codexContent is a content item of a message (ContentItem).

@@ -226,8 +226,8 @@ func Millis(v any) int64 {
 // the start) and calls fn with each complete, non-blank line, the offset
 // after it and where it is ("line 12" from the start, "line at byte 4096"
 // when resumed). A last line without a newline that is not valid JSON is
-// still being written: it is left for the next read. A line over jsonl.MaxLineBytes is passed with
-// bad set and no line.
+// still being written: it is left for the next read. A line over
+// jsonl.MaxLineBytes is passed with bad set and no line.
 func Lines(ctx context.Context, path string, after int64, fn func(line []byte, end int64, rec string, bad error) error) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -241,7 +241,16 @@ func Lines(ctx context.Context, path string, after int64, fn func(line []byte, e
 		}
 		offset = after
 	}
-	lr := jsonl.NewReader(f)
+	return readLines(ctx, f, offset, false, fn)
+}
+
+// readLines is Lines over r, whose first byte is at offset in its file.
+// sealed says nothing is appended to r any more (a compressed archive): a
+// last line cut off in the middle is then passed with bad set, not left
+// for the next read.
+func readLines(ctx context.Context, r io.Reader, offset int64, sealed bool, fn func(line []byte, end int64, rec string, bad error) error) error {
+	resumed := offset > 0
+	lr := jsonl.NewReader(r)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -253,14 +262,17 @@ func Lines(ctx context.Context, path string, after int64, fn func(line []byte, e
 		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
 			return err
 		}
-		if !complete && (err != nil || !json.Valid(line)) {
-			return nil
-		}
 		start := offset
 		offset += int64(n)
 		rec := "line " + strconv.Itoa(lr.Line())
-		if after > 0 {
+		if resumed {
 			rec = "line at byte " + strconv.FormatInt(start, 10)
+		}
+		if !complete && (err != nil || !json.Valid(line)) {
+			if !sealed {
+				return nil
+			}
+			return fn(nil, offset, rec, errors.New("the file ends in the middle of this line"))
 		}
 		if err != nil {
 			if err := fn(nil, offset, rec, err); err != nil {
