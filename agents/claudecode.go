@@ -415,16 +415,7 @@ func ccTranscripts(ctx context.Context, f ccFile) ([]Transcript, error) {
 			if bad != nil {
 				return emit(Event{Pos: end, Rec: rec, Bad: bad})
 			}
-			events, err := ccConvert(line, end, side)
-			if err != nil {
-				return emit(Event{Pos: end, Rec: rec, Bad: err})
-			}
-			for _, ev := range events {
-				if err := emit(Event{Pos: end, JSON: ev, Rec: rec}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return ccEmitLine(line, end, rec, side, emit)
 		})
 	}
 	out := []Transcript{main}
@@ -512,16 +503,7 @@ func ccSidechainTranscript(path, parent string, run ccRun, size int64) Transcrip
 					return nil
 				}
 				members[r.UUID] = true
-				events, err := ccConvert(line, end, true)
-				if err != nil {
-					return emit(Event{Pos: end, Rec: rec, Bad: err})
-				}
-				for _, ev := range events {
-					if err := emit(Event{Pos: end, JSON: ev, Rec: rec}); err != nil {
-						return err
-					}
-				}
-				return nil
+				return ccEmitLine(line, end, rec, true, emit)
 			})
 		},
 	}
@@ -625,6 +607,21 @@ type ccBlock struct {
 	Source    struct {
 		MediaType string `json:"media_type"`
 	} `json:"source"`
+}
+
+// ccEmitLine emits the events of one line (ccConvert), or the line as a
+// bad record.
+func ccEmitLine(line []byte, end int64, rec string, sidechain bool, emit func(Event) error) error {
+	events, err := ccConvert(line, end, sidechain)
+	if err != nil {
+		return emit(Event{Pos: end, Rec: rec, Bad: err})
+	}
+	for _, ev := range events {
+		if err := emit(Event{Pos: end, JSON: ev, Rec: rec}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ccConvert turns one line into events (docs/agents/claude-code.md AC5-AC8).

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -65,4 +66,10 @@ func onPathSearchable(path []string, searchable []bool) []string {
 		}
 	}
 	return out
+}
+
+// openReadOnly opens a database read-only, as the importer's and the
+// syncer's openers do.
+func openReadOnly(path string) (*sql.DB, error) {
+	return sql.Open("sqlite3", "file:"+path+"?mode=ro")
 }

@@ -144,9 +144,7 @@ func hermesExec(t *testing.T, path, query string, args ...any) {
 
 // hermesEnv opens databases read-only, as the lead's opener does.
 func hermesEnv() Env {
-	return Env{OpenDB: func(path string) (*sql.DB, error) {
-		return sql.Open("sqlite3", "file:"+path+"?mode=ro")
-	}, Getenv: func(string) string { return "" }}
+	return Env{OpenDB: openReadOnly, Getenv: func(string) string { return "" }}
 }
 
 // hermesFixture writes the fixture store under a temporary home and

@@ -53,7 +53,7 @@ const (
 // ocEnv opens databases read-only, as the importer does.
 func ocEnv(vars map[string]string) Env {
 	return Env{
-		OpenDB: func(path string) (*sql.DB, error) { return sql.Open("sqlite3", "file:"+path+"?mode=ro") },
+		OpenDB: openReadOnly,
 		Getenv: func(k string) string { return vars[k] },
 		Home:   "/home/ana",
 	}
