@@ -5,6 +5,7 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,7 +42,19 @@ func Parse(data []byte) (Entry, error) {
 // MessageText; the text of a tool result or system message is read the same
 // way, for sessions_history, but is never searchable), in one pass.
 func Read(data []byte) (e Entry, text string, err error) {
-	s := scanner{data: data}
+	return read(data, true)
+}
+
+// ReadEntry is Read without the text: the same entry, for less work when
+// the text is not needed now (an event appended while its session is
+// pending is indexed later).
+func ReadEntry(data []byte) (Entry, error) {
+	e, _, err := read(data, false)
+	return e, err
+}
+
+func read(data []byte, withText bool) (e Entry, text string, err error) {
+	s := scanner{data: data, noText: !withText}
 	if s.peek() != '{' {
 		return Entry{}, "", errNotObject
 	}
@@ -102,15 +115,20 @@ func Read(data []byte) (e Entry, text string, err error) {
 		e.Timestamp = msgTimestamp
 	}
 	if e.Type == "message" {
+		// The text: the string content (trimmed), else message.text
+		// (trimmed), else the joined blocks; nonBlank says whether it
+		// is empty without building it.
+		chosen := content
 		switch {
 		case content.isString:
 			text = strings.TrimSpace(content.text)
 		case textField.isString:
+			chosen = textField
 			text = strings.TrimSpace(textField.text)
 		default:
 			text = content.text
 		}
-		e.Message = text != "" && (role == "user" || role == "assistant")
+		e.Message = chosen.nonBlank && (role == "user" || role == "assistant")
 	}
 	return e, text, nil
 }
@@ -129,39 +147,63 @@ func MessageText(data []byte) (text string, ok bool) {
 }
 
 // messageContent is message.content or message.text: a string, or the
-// joined text of text, input_text and output_text blocks.
+// joined text of text, input_text and output_text blocks. nonBlank: the
+// string, or a block, has a character that is not white space (text is
+// left empty when the scanner reads no text).
 type messageContent struct {
 	isString bool
+	nonBlank bool
 	text     string
 }
 
 func (s *scanner) content() messageContent {
 	switch s.peek() {
 	case '"':
-		return messageContent{isString: true, text: validString(s.str())}
+		b := s.str()
+		if s.noText {
+			return messageContent{isString: true, nonBlank: nonBlank(b)}
+		}
+		text := validString(b)
+		return messageContent{isString: true, nonBlank: strings.TrimSpace(text) != "", text: text}
 	case '[':
 	default:
 		s.skip(1)
 		return messageContent{}
 	}
 	var b strings.Builder
+	found := false
 	s.array(func() {
 		if s.peek() != '{' {
 			s.skip(2)
 			return
 		}
 		var typ, text string
+		blank := true
 		s.object(func(key []byte) {
 			switch string(key) {
 			case "type":
 				typ, _ = s.stringValue()
 			case "text":
+				if s.noText {
+					if s.kind() == kindString {
+						blank = !nonBlank(s.str())
+					} else {
+						s.skip(3)
+						blank = true
+					}
+					return
+				}
 				text, _ = s.stringValue()
+				blank = strings.TrimSpace(text) == ""
 			default:
 				s.skip(3)
 			}
 		})
-		if (typ != "text" && typ != "input_text" && typ != "output_text") || strings.TrimSpace(text) == "" {
+		if (typ != "text" && typ != "input_text" && typ != "output_text") || blank {
+			return
+		}
+		found = true
+		if s.noText {
 			return
 		}
 		if b.Len() > 0 {
@@ -169,8 +211,13 @@ func (s *scanner) content() messageContent {
 		}
 		b.WriteString(text)
 	})
-	return messageContent{text: b.String()}
+	return messageContent{nonBlank: found, text: b.String()}
 }
+
+// nonBlank reports whether the string b, as validString would make it, has
+// a character that is not white space: an invalid byte becomes U+FFFD,
+// which is not.
+func nonBlank(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
 
 // validString returns b as a string with each invalid UTF-8 byte replaced
 // by U+FFFD, as encoding/json decodes strings.

@@ -1,8 +1,10 @@
 package transcript
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -20,6 +22,8 @@ type scanner struct {
 	pos  int
 	err  error
 	buf  []byte // scratch for unescaping
+	// noText: message text is only checked for being blank, not built.
+	noText bool
 }
 
 func (s *scanner) fail(format string, args ...any) {
@@ -72,23 +76,49 @@ func (s *scanner) str() []byte {
 	}
 	s.pos++
 	start := s.pos
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
-		case c == '"':
-			out := s.data[start:s.pos]
-			s.pos++
-			return out
-		case c == '\\':
-			return s.escaped(start)
-		case c < 0x20:
-			s.fail("control character in a string")
-			return nil
-		}
-		s.pos++
+	s.pos = plainEnd(s.data, s.pos)
+	if s.pos >= len(s.data) {
+		s.fail("unterminated string")
+		return nil
 	}
-	s.fail("unterminated string")
+	switch c := s.data[s.pos]; {
+	case c == '"':
+		out := s.data[start:s.pos]
+		s.pos++
+		return out
+	case c == '\\':
+		return s.escaped(start)
+	}
+	s.fail("control character in a string")
 	return nil
+}
+
+// plainEnd returns the index of the first byte at or after i that ends a
+// run of plain string bytes: a quote, a backslash or a control character,
+// or len(data). It looks at eight bytes at a time: string contents are most
+// of an event's bytes.
+func plainEnd(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// specialBytes has the high bit set in the lowest byte of w that is a
+// quote, a backslash or below 0x20 (bytes above it may be marked wrongly,
+// by borrows; the lowest mark is exact), and is 0 when there is none.
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 // escaped finishes a string that has escapes, from its start.
@@ -105,8 +135,9 @@ func (s *scanner) escaped(start int) []byte {
 			s.fail("control character in a string")
 			return nil
 		case c != '\\':
-			b = append(b, c)
-			s.pos++
+			end := plainEnd(s.data, s.pos+1)
+			b = append(b, s.data[s.pos:end]...)
+			s.pos = end
 			continue
 		}
 		if s.pos+1 >= len(s.data) {

@@ -144,6 +144,10 @@ func sameAsReference(data []byte) (bool, string) {
 		}
 	}
 	e, text, err := Read(data)
+	// ReadEntry reads the same entry, with the same error, without the text.
+	if ee, eerr := ReadEntry(data); ee != e || fmt.Sprint(eerr) != fmt.Sprint(err) {
+		return false, fmt.Sprintf("ReadEntry %+v (%v)\nRead      %+v (%v)", ee, eerr, e, err)
+	}
 	re, rtext, rerr := refRead(data)
 	if rerr != nil {
 		if errors.As(rerr, &errType) {
@@ -187,6 +191,16 @@ func TestReadMatchesEncodingJSON(t *testing.T) {
 		[]byte(`{"type":"x","id":12.50,"parentId":-3}`), []byte(`{"type":"message","message":null}`),
 		[]byte(`{"type":"leaf","targetId":{"a":1}}`), []byte(`{"type":"x","timestamp":"not a time"}`),
 		[]byte("{\"type\":\"x\",\"s\":\"tab\there\"}"), []byte(`[]`), []byte(`"x"`), []byte(``),
+		// Blank or not: escapes, invalid bytes, non-ASCII space, the last of a repeated key.
+		[]byte(`{"type":"message","message":{"role":"user","content":" \u0020\n\u3000"}}`),
+		[]byte("{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\" \xff \"}}"),
+		[]byte(`{"type":"message","message":{"role":"user","content":[{"text":"x","type":"text","text":" "}]}}`),
+		[]byte(`{"type":"message","message":{"role":"user","content":[{"text":" ","type":"text","text":"x"}]}}`),
+		[]byte(`{"type":"message","message":{"role":"user","content":[{"type":"text","text":7}]}}`),
+		[]byte(`{"type":"message","message":{"role":"user","content":[{"type":"image","text":"x"},{"type":"output_text","text":"\u00a0"}]}}`),
+		[]byte(`{"type":"message","message":{"role":"assistant","content":{"a":1},"text":" y "}}`),
+		[]byte(`{"type":"message","message":{"role":"assistant","content":[],"text":"  "}}`),
+		[]byte(`{"type":"message","message":{"role":"assistant","text":"z","content":[{"type":"text","text":"w"}]}}`),
 	}
 	cases = append(cases, lines...)
 	r := rand.New(rand.NewSource(11))
