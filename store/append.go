@@ -88,26 +88,40 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 		return nil, refusef("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first (session %q, seq %d)",
 			a.BuiltIndex, IndexVersion, key, seq)
 	}
-	e, text, err := transcript.Read(a.Event)
-	if err != nil {
-		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
-	}
 	prev, newest := NoTip, int64(-1)
 	if a.HasNewest {
 		prev, newest = a.Tip, a.Newest
 	}
-	pending := a.Pending
-	if !pending && Deferred(false, s.DeferIndexing, seq, newest) {
-		pending = true
+	deferred := !a.Pending && Deferred(false, s.DeferIndexing, seq, newest)
+	pending := a.Pending || deferred
+	// The text is read now only for a message the trigger may index at
+	// once; a pending session's are indexed by Reconcile, which reads them
+	// again.
+	var e transcript.Entry
+	var text string
+	var err error
+	if pending {
+		e, err = transcript.ReadEntry(a.Event)
+	} else {
+		e, text, err = transcript.Read(a.Event)
+	}
+	if err != nil {
+		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
+	}
+	if deferred {
 		if err := c.Exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, a.SID); err != nil {
 			return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 		}
 	}
 	rec := Appended(e, seq, prev, pending)
 	last := &s.last
-	last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, a.Event), ""
-	if e.Message {
-		last.text = text // masked by MessageText, if it is indexed
+	if pending {
+		last.key = "" // no text read: MessageText reads it
+	} else {
+		last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, a.Event), ""
+		if e.Message {
+			last.text = text // masked by MessageText, if it is indexed
+		}
 	}
 	s.buf = rec.AppendResult(s.buf[:0])
 	return s.buf, nil
