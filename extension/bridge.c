@@ -157,7 +157,29 @@ static void ss_fn_destroy(void *p) {
 
 static void ss_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   ss_fn *f = sqlite3_user_data(ctx);
-  sessionsearch_go_function(ctx, f->id, f->conn, argc, argv);
+  ss_arg args[SS_ARGS];
+  int n = argc < SS_ARGS ? argc : SS_ARGS;
+  for (int i = 0; i < n; i++) {
+    ss_arg *a = &args[i];
+    a->type = sqlite3_value_type(argv[i]);
+    a->n = 0;
+    a->i = 0;
+    a->d = 0;
+    a->p = 0;
+    switch (a->type) {
+    case SQLITE_INTEGER:
+      a->i = sqlite3_value_int64(argv[i]);
+      break;
+    case SQLITE_FLOAT:
+      a->d = sqlite3_value_double(argv[i]);
+      break;
+    case SQLITE_TEXT:
+      a->p = sqlite3_value_text(argv[i]);
+      a->n = sqlite3_value_bytes(argv[i]);
+      break;
+    }
+  }
+  sessionsearch_go_function(ctx, f->id, f->conn, argc, argv, args, n);
 }
 
 // ss_fts5_api finds FTS5. Preparing the statement reads the schema, so a

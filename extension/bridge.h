@@ -30,6 +30,18 @@ typedef struct ss_token {
   int32_t folded, len, start, end, flags;
 } ss_token;
 
+/* One argument of an SQL function as the C side read it before calling Go,
+   so that Go reads its arguments without a crossing each: its type and, by
+   type, its integer, real or text (UTF-8, n bytes). Blobs and arguments past
+   SS_ARGS are read by Go itself. */
+#define SS_ARGS 16
+typedef struct ss_arg {
+  int type, n;
+  sqlite3_int64 i;
+  double d;
+  const unsigned char *p;
+} ss_arg;
+
 /* Entry into the extension for one connection; returns SQLITE_OK. */
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
 

@@ -92,9 +92,12 @@ func sessionsearch_go_conn_open() C.uintptr_t {
 }
 
 //export sessionsearch_go_function
-func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.uintptr_t, argc C.int, argv **C.sqlite3_value) {
+func sessionsearch_go_function(ctx *C.sqlite3_context, id C.int, connHandle C.uintptr_t, argc C.int, argv **C.sqlite3_value, read *C.ss_arg, nread C.int) {
 	f := functions[id]
 	c := &call{ctx: ctx, args: unsafe.Slice(argv, int(argc)), name: f.name, state: cgo.Handle(connHandle).Value().(*connState)}
+	if nread > 0 {
+		c.read = unsafe.Slice(read, int(nread))
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			panicError(f.name, r)

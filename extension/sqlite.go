@@ -28,16 +28,33 @@ const (
 type call struct {
 	ctx   *C.sqlite3_context
 	args  []*C.sqlite3_value
+	read  []C.ss_arg // the first arguments, read by the C side (bridge.h)
 	name  string
 	state *connState
 }
 
-func (c *call) isNull(i int) bool { return i >= len(c.args) || C.ss_value_type(c.args[i]) == typeNull }
-func (c *call) isText(i int) bool { return i < len(c.args) && C.ss_value_type(c.args[i]) == typeText }
+// valueType is sqlite3_value_type of argument i.
+func (c *call) valueType(i int) C.int {
+	if i < len(c.read) {
+		return c.read[i]._type
+	}
+	return C.ss_value_type(c.args[i])
+}
+
+func (c *call) isNull(i int) bool { return i >= len(c.args) || c.valueType(i) == typeNull }
+func (c *call) isText(i int) bool { return i < len(c.args) && c.valueType(i) == typeText }
+
+// textArg returns the text the C side read of argument i, if it did.
+func (c *call) textArg(i int) (p *C.uchar, n C.int, ok bool) {
+	if i < len(c.read) && c.read[i]._type == typeText {
+		return c.read[i].p, c.read[i].n, true
+	}
+	return nil, 0, false
+}
 
 // typeName is SQLite's typeof() of argument i.
 func (c *call) typeName(i int) string {
-	switch C.ss_value_type(c.args[i]) {
+	switch c.valueType(i) {
 	case typeInteger:
 		return "integer"
 	case typeFloat:
@@ -55,8 +72,10 @@ func (c *call) text(i int) string {
 	if c.isNull(i) {
 		return ""
 	}
-	var n C.int
-	p := C.ss_value_text(c.args[i], &n)
+	p, n, ok := c.textArg(i)
+	if !ok {
+		p = C.ss_value_text(c.args[i], &n)
+	}
 	if p == nil {
 		return ""
 	}
@@ -69,8 +88,10 @@ func (c *call) textBytes(i int) []byte {
 	if c.isNull(i) {
 		return nil
 	}
-	var n C.int
-	p := C.ss_value_text(c.args[i], &n)
+	p, n, ok := c.textArg(i)
+	if !ok {
+		p = C.ss_value_text(c.args[i], &n)
+	}
 	if p == nil {
 		return nil
 	}
@@ -80,6 +101,17 @@ func (c *call) textBytes(i int) []byte {
 // int returns argument i as an integer, or an error naming the function
 // when it is not one.
 func (c *call) int(i int, what string) (int64, error) {
+	if i < len(c.read) {
+		switch a := &c.read[i]; a._type {
+		case typeInteger:
+			return int64(a.i), nil
+		case typeFloat:
+			if f := float64(a.d); f == float64(int64(f)) {
+				return int64(f), nil
+			}
+		}
+		return 0, fmt.Errorf("%s must be an integer, got %s", what, c.describe(i))
+	}
 	switch C.ss_value_type(c.args[i]) {
 	case typeInteger:
 		return int64(C.ss_value_int64(c.args[i])), nil
@@ -94,7 +126,7 @@ func (c *call) int(i int, what string) (int64, error) {
 
 // describe renders argument i for an error message.
 func (c *call) describe(i int) string {
-	switch C.ss_value_type(c.args[i]) {
+	switch c.valueType(i) {
 	case typeNull:
 		return "NULL"
 	case typeText:
