@@ -198,6 +198,119 @@ static fts5_api *ss_fts5_api(sqlite3 *db, int *rc) {
 
 static fts5_tokenizer ss_tokenizer_methods = {ss_tok_create, ss_tok_delete, ss_tok_tokenize};
 
+/* ---- Close hook --------------------------------------------------------- */
+
+/* SQLite has no close callback, and sqlite3_close refuses to close a
+   connection with unfinalized statements. But it disconnects every virtual
+   table first, so that a table can finalize the statements it keeps: the
+   eponymous table sessionsearch_connection, connected once at load, is the
+   hook that lets Go keep prepared statements for the connection's life. It
+   has no rows. Its module owns its own handle to the connection's Go state,
+   released when the module goes. */
+typedef struct ss_hook_vtab {
+  sqlite3_vtab base;
+  uintptr_t conn;
+} ss_hook_vtab;
+
+static int ss_hook_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                           char **err) {
+  (void)argc;
+  (void)argv;
+  (void)err;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(closing)");
+  if (rc != SQLITE_OK) return rc;
+  ss_hook_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->conn = *(uintptr_t *)aux;
+  *out = &v->base;
+  sessionsearch_go_conn_hooked(v->conn, 1);
+  return SQLITE_OK;
+}
+static int ss_hook_disconnect(sqlite3_vtab *p) {
+  ss_hook_vtab *v = (ss_hook_vtab *)p;
+  sessionsearch_go_conn_hooked(v->conn, 0);
+  sqlite3_free(v);
+  return SQLITE_OK;
+}
+static int ss_hook_best_index(sqlite3_vtab *p, sqlite3_index_info *info) {
+  (void)p;
+  info->estimatedCost = 1;
+  return SQLITE_OK;
+}
+static int ss_hook_open(sqlite3_vtab *p, sqlite3_vtab_cursor **c) {
+  (void)p;
+  *c = sqlite3_malloc(sizeof **c);
+  if (!*c) return SQLITE_NOMEM;
+  memset(*c, 0, sizeof **c);
+  return SQLITE_OK;
+}
+static int ss_hook_close(sqlite3_vtab_cursor *c) {
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+static int ss_hook_filter(sqlite3_vtab_cursor *c, int idx, const char *idxStr, int argc, sqlite3_value **argv) {
+  (void)c;
+  (void)idx;
+  (void)idxStr;
+  (void)argc;
+  (void)argv;
+  return SQLITE_OK;
+}
+static int ss_hook_next(sqlite3_vtab_cursor *c) {
+  (void)c;
+  return SQLITE_OK;
+}
+static int ss_hook_eof(sqlite3_vtab_cursor *c) {
+  (void)c;
+  return 1;
+}
+static int ss_hook_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int i) {
+  (void)c;
+  (void)i;
+  sqlite3_result_null(ctx);
+  return SQLITE_OK;
+}
+static int ss_hook_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid) {
+  (void)c;
+  *rowid = 0;
+  return SQLITE_OK;
+}
+static void ss_hook_free(void *aux) {
+  sessionsearch_go_release(*(uintptr_t *)aux);
+  free(aux);
+}
+
+/* Eponymous-only (no xCreate): CREATE VIRTUAL TABLE cannot use it. */
+static sqlite3_module ss_hook_module = {
+    0,                  /* iVersion */
+    0,                  /* xCreate */
+    ss_hook_connect,    /* xConnect */
+    ss_hook_best_index, /* xBestIndex */
+    ss_hook_disconnect, /* xDisconnect */
+    0,                  /* xDestroy */
+    ss_hook_open,       /* xOpen */
+    ss_hook_close,      /* xClose */
+    ss_hook_filter,     /* xFilter */
+    ss_hook_next,       /* xNext */
+    ss_hook_eof,        /* xEof */
+    ss_hook_column,     /* xColumn */
+    ss_hook_rowid,      /* xRowid; the rest 0: read-only, no transactions */
+};
+
+/* ss_install_hook registers the module and connects its table; without it
+   (a table of the database has the name) Go keeps no statements. */
+static void ss_install_hook(sqlite3 *db, uintptr_t conn) {
+  uintptr_t *aux = malloc(sizeof *aux);
+  if (!aux) return;
+  *aux = sessionsearch_go_conn_share(conn);
+  if (sqlite3_create_module_v2(db, "sessionsearch_connection", &ss_hook_module, aux, ss_hook_free) != SQLITE_OK)
+    return; /* SQLite has called ss_hook_free */
+  sqlite3_stmt *stmt = 0;
+  if (sqlite3_prepare_v2(db, "SELECT closing FROM sessionsearch_connection", -1, &stmt, 0) == SQLITE_OK)
+    sqlite3_finalize(stmt);
+}
+
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
   SQLITE_EXTENSION_INIT2((const sqlite3_api_routines *)pApi);
   int prepared = SQLITE_OK;
@@ -217,6 +330,7 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
     return rc;
   }
   uintptr_t conn = sessionsearch_go_conn_open();
+  ss_install_hook(db, conn);
   int n = sessionsearch_go_function_count();
   for (int i = 0; i < n; i++) {
     char *name = 0;
@@ -312,6 +426,14 @@ int ss_bind_parameter_index(sqlite3_stmt *s, const char *name) { return sqlite3_
 int ss_step(sqlite3_stmt *s) { return sqlite3_step(s); }
 int ss_reset(sqlite3_stmt *s) { return sqlite3_reset(s); }
 int ss_finalize(sqlite3_stmt *s) { return sqlite3_finalize(s); }
+int ss_clear_bindings(sqlite3_stmt *s) { return sqlite3_clear_bindings(s); }
+int ss_finalize_own(sqlite3 *db, sqlite3_stmt *s) {
+  /* Only if the statement is still the connection's (a defence: a host that
+     finalizes every statement before closing would also break FTS5's own). */
+  for (sqlite3_stmt *p = sqlite3_next_stmt(db, 0); p; p = sqlite3_next_stmt(db, p))
+    if (p == s) return sqlite3_finalize(s);
+  return SQLITE_OK;
+}
 int ss_column_type(sqlite3_stmt *s, int i) { return sqlite3_column_type(s, i); }
 const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n) {
   const unsigned char *p = sqlite3_column_text(s, i);

@@ -79,6 +79,9 @@ int ss_bind_parameter_index(sqlite3_stmt *s, const char *name);
 int ss_step(sqlite3_stmt *s);
 int ss_reset(sqlite3_stmt *s);
 int ss_finalize(sqlite3_stmt *s);
+int ss_clear_bindings(sqlite3_stmt *s);
+/* Finalizes s if it is still one of db's statements. */
+int ss_finalize_own(sqlite3 *db, sqlite3_stmt *s);
 int ss_column_type(sqlite3_stmt *s, int i);
 const unsigned char *ss_column_text(sqlite3_stmt *s, int i, int *n);
 sqlite3_int64 ss_column_int64(sqlite3_stmt *s, int i);

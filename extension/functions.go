@@ -84,11 +84,62 @@ func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *
 // functions are registered on it and released when it closes.
 type connState struct {
 	store store.State
+	// hooked: the close hook is connected (bridge.c), so statements may be
+	// kept prepared; it finalizes them before the connection closes.
+	hooked bool
+	kept   map[string]*stmt
 }
 
 //export sessionsearch_go_conn_open
 func sessionsearch_go_conn_open() C.uintptr_t {
 	return C.uintptr_t(cgo.NewHandle(&connState{}))
+}
+
+// sessionsearch_go_conn_share returns another handle to a connection's
+// state, for the close hook, which may outlive the functions' handle.
+//
+//export sessionsearch_go_conn_share
+func sessionsearch_go_conn_share(h C.uintptr_t) C.uintptr_t {
+	return C.uintptr_t(cgo.NewHandle(cgo.Handle(h).Value()))
+}
+
+// sessionsearch_go_conn_hooked: the close hook connected (on) or is
+// disconnecting, as the connection closes: the kept statements go.
+//
+//export sessionsearch_go_conn_hooked
+func sessionsearch_go_conn_hooked(h C.uintptr_t, on C.int) {
+	defer func() { panicError("close hook", recover()) }()
+	st := cgo.Handle(h).Value().(*connState)
+	st.hooked = on != 0
+	if !st.hooked {
+		for sql, s := range st.kept {
+			C.ss_finalize_own(s.c.db, s.s)
+			delete(st.kept, sql)
+		}
+	}
+}
+
+// keptStatement returns sql prepared, kept for the connection's life when
+// the close hook allows it, and done, which leaves it ready for the next
+// call (reset, no bindings) or finalizes it. A statement already running
+// (a nested call) is not shared: the call gets its own.
+func (st *connState) keptStatement(db conn, sql string) (s *stmt, done func(), err error) {
+	if s := st.kept[sql]; s != nil && st.hooked && !s.inUse {
+		s.inUse = true
+		return s, s.release, nil
+	}
+	if s, err = db.prepare(sql); err != nil {
+		return nil, nil, err
+	}
+	if !st.hooked || st.kept[sql] != nil {
+		return s, s.Close, nil
+	}
+	if st.kept == nil {
+		st.kept = map[string]*stmt{}
+	}
+	st.kept[sql] = s
+	s.inUse = true
+	return s, s.release, nil
 }
 
 //export sessionsearch_go_function

@@ -126,7 +126,7 @@ func fnSessionsSearch(c *call) error {
 	}
 	var results []sqlfuncs.SearchHit
 	if expr != sqlfuncs.MatchNothing {
-		if results, err = searchHits(db, c.text(0), opts, visible); err != nil {
+		if results, err = searchHits(c.state, db, c.text(0), opts, visible); err != nil {
 			return err
 		}
 	}
@@ -145,7 +145,7 @@ func fnSessionsSearch(c *call) error {
 // searchHits runs SearchSQL (or recentSQL) for up to Limit+1 hits, the one
 // more telling whether the results were cut. :options is the search's
 // visibility decision itself, as a pointer value.
-func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
+func searchHits(state *connState, db conn, query string, opts sqlfuncs.SearchOptions, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
 	sql := store.SearchSQL
 	if opts.Order == sqlfuncs.OrderRecent {
 		sql = store.RecentSQL
@@ -155,16 +155,17 @@ func searchHits(db conn, query string, opts sqlfuncs.SearchOptions, visible func
 	if opts.SessionKey != "" {
 		session = opts.SessionKey
 	}
-	s, err := db.prepare(sql)
+	s, done, err := state.keptStatement(db, sql)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
 	release, err := s.bindVisible(":options", visible)
 	if err != nil {
+		done()
 		return nil, err
 	}
-	defer release() // after finalize: deferred calls run last first
+	// The handle goes after the statement has let go of it.
+	defer func() { done(); release() }()
 	var hits []sqlfuncs.SearchHit
 	err = s.each(func(store.Row) error {
 		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.Text(0), MessageID: s.Text(1),

@@ -208,8 +208,16 @@ func (c conn) errorf(rc C.int, format string, args ...any) error {
 }
 
 type stmt struct {
-	c conn
-	s *C.sqlite3_stmt
+	c     conn
+	s     *C.sqlite3_stmt
+	inUse bool // a kept statement that a call is running (keptStatement)
+}
+
+// release makes a kept statement ready for the next call.
+func (s *stmt) release() {
+	C.ss_reset(s.s)
+	C.ss_clear_bindings(s.s)
+	s.inUse = false
 }
 
 func (c conn) prepare(sql string) (*stmt, error) {
@@ -219,7 +227,7 @@ func (c conn) prepare(sql string) (*stmt, error) {
 	if rc != sqliteOK {
 		return nil, &sqliteErr{code: int(rc), msg: C.GoString(msg)}
 	}
-	return &stmt{c, s}, nil
+	return &stmt{c: c, s: s}, nil
 }
 
 // named binds values to named parameters (":name"), as the only argument
