@@ -296,12 +296,13 @@ func BenchmarkIssue15LeafEntries(b *testing.B) {
 
 // BenchmarkIssue15ReconcileChunked: one pending session of user and
 // assistant messages (SESSIONSEARCH_BENCH_RECONCILE_MESSAGES, default
-// 200,000; the issue's size is 300,000) is indexed by one sessions_reconcile call
-// and, in a copy of the same database, by calls of 500 ms (the CLI's budget;
-// SESSIONSEARCH_BENCH_BUDGET_MS sets it). steps-ratio is the time of the
-// second over the first: linear work keeps it near 1. When the calls pass
-// the cap, it reports finished=0 and done-fraction, the share of the
-// messages indexed by then (and steps-ratio is a lower bound).
+// 200,000; the issue's size is 300,000) is indexed by one
+// sessions_reconcile call and, in a copy of the same database, by calls of
+// 500 ms (the CLI's budget; SESSIONSEARCH_BENCH_BUDGET_MS sets it).
+// steps-ratio is the time of the second over the first: linear work keeps it
+// near 1. When the calls pass the cap, it reports finished=0 and
+// done-fraction, the share of the messages indexed by then (and steps-ratio
+// is a lower bound).
 func BenchmarkIssue15ReconcileChunked(b *testing.B) {
 	messages := issue15Int(b, "SESSIONSEARCH_BENCH_RECONCILE_MESSAGES", 200000)
 	budget := time.Duration(issue15Int(b, "SESSIONSEARCH_BENCH_BUDGET_MS", 500)) * time.Millisecond
