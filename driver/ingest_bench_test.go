@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -17,9 +17,7 @@ import (
 // of its %_data table): the segments it has now and its write counter, the
 // leaf pages written to level 0 so far, which grows by at least one at
 // every flush of FTS5's pending terms.
-func ftsStructure(tb testing.TB, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, table string) (segments, written int64) {
+func ftsStructure(tb testing.TB, q queryRower, table string) (segments, written int64) {
 	var rec []byte
 	if err := q.QueryRowContext(context.Background(), `SELECT block FROM `+table+`_data WHERE id = 10`).Scan(&rec); err != nil {
 		tb.Fatalf("%s structure: %v", table, err)
@@ -38,6 +36,23 @@ func ftsStructure(tb testing.TB, q interface {
 		i += n
 	}
 	return int64(v[1]), int64(v[2])
+}
+
+type queryRower interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+// reportIndexed fails unless the store's index holds n messages, and
+// reports its segments and the leaf pages written to level 0.
+func reportIndexed(b *testing.B, q queryRower, n int) {
+	var indexed int
+	q.QueryRowContext(context.Background(), `SELECT count(*) FROM sessionsearch_fts_docsize`).Scan(&indexed)
+	if indexed != n {
+		b.Fatalf("%d messages indexed, want %d", indexed, n)
+	}
+	seg, written := ftsStructure(b, q, "sessionsearch_fts")
+	b.ReportMetric(float64(seg), "segments")
+	b.ReportMetric(float64(written), "leaves-written")
 }
 
 // sqliteVarint decodes SQLite's big-endian varint (up to 9 bytes, the
@@ -82,13 +97,7 @@ func ingestTexts(tb testing.TB, n int) []string {
 // and the leaf pages written to level 0 (one at least per flush of FTS5's
 // pending terms).
 func BenchmarkIngest(b *testing.B) {
-	n := 20000
-	if v := os.Getenv("SESSIONSEARCH_INGEST_MESSAGES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			b.Fatalf("SESSIONSEARCH_INGEST_MESSAGES must be a positive number, got %q", v)
-		}
-	}
+	n := benchenv.Int(b, "SESSIONSEARCH_INGEST_MESSAGES", 20000)
 	texts := ingestTexts(b, n)[:n]
 	const perSession = 200
 
@@ -142,14 +151,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatal(err)
 		}
 		d := time.Since(start)
-		var indexed int
-		db.QueryRowContext(ctx, `SELECT count(*) FROM sessionsearch_fts_docsize`).Scan(&indexed)
-		if indexed != len(texts) {
-			b.Fatalf("%d messages indexed, want %d", indexed, len(texts))
-		}
-		seg, written := ftsStructure(b, db, "sessionsearch_fts")
-		b.ReportMetric(float64(seg), "segments")
-		b.ReportMetric(float64(written), "leaves-written")
+		reportIndexed(b, db, len(texts))
 		return d
 	}
 	store := func(b *testing.B, deferred bool) time.Duration {
@@ -192,14 +194,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 		}
 		d := time.Since(start)
-		var indexed int
-		conn.QueryRowContext(ctx, `SELECT count(*) FROM sessionsearch_fts_docsize`).Scan(&indexed)
-		if indexed != len(texts) {
-			b.Fatalf("%d messages indexed, want %d", indexed, len(texts))
-		}
-		seg, written := ftsStructure(b, conn, "sessionsearch_fts")
-		b.ReportMetric(float64(seg), "segments")
-		b.ReportMetric(float64(written), "leaves-written")
+		reportIndexed(b, conn, len(texts))
 		return d
 	}
 	for _, c := range []struct {

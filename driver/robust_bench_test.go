@@ -26,27 +26,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
+
 	"github.com/sessionsearch/sessionsearch/driver"
 )
-
-// issue15Int reads a positive integer from the environment variable name.
-func issue15Int(tb testing.TB, name string, def int) int {
-	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		tb.Fatalf("%s must be a positive integer, got %q", name, v)
-	}
-	return n
-}
 
 // issue15Cap is the time a scenario may take before it is reported as not
 // finished.
 func issue15Cap(tb testing.TB) time.Duration {
-	return time.Duration(issue15Int(tb, "SESSIONSEARCH_BENCH_CAP_S", 60)) * time.Second
+	return time.Duration(benchenv.Int(tb, "SESSIONSEARCH_BENCH_CAP_S", 60)) * time.Second
 }
 
 // issue15Peak measures the peak resident memory of this process over a
@@ -182,7 +170,7 @@ func issue15Indexed(tb testing.TB, ctx context.Context, q interface {
 // and its reconcile. Each move is checked: the index holds 1, then 3
 // messages.
 func BenchmarkIssue15Rewind(b *testing.B) {
-	tools := issue15Int(b, "SESSIONSEARCH_BENCH_TOOL_ENTRIES", 100000)
+	tools := benchenv.Int(b, "SESSIONSEARCH_BENCH_TOOL_ENTRIES", 100000)
 	n := tools + 3
 	db := issue15Open(b, filepath.Join(b.TempDir(), "rewind.db"))
 	ctx := context.Background()
@@ -234,7 +222,7 @@ func BenchmarkIssue15Rewind(b *testing.B) {
 // tenth (the growth). Past the cap it reports finished=0 and how many leaves
 // it appended.
 func BenchmarkIssue15LeafEntries(b *testing.B) {
-	leaves := issue15Int(b, "SESSIONSEARCH_BENCH_LEAVES", 2000)
+	leaves := benchenv.Int(b, "SESSIONSEARCH_BENCH_LEAVES", 2000)
 	limit := issue15Cap(b)
 	var all, last time.Duration
 	var lastN, done, runs int
@@ -304,8 +292,8 @@ func BenchmarkIssue15LeafEntries(b *testing.B) {
 // done-fraction, the share of the messages indexed by then (and steps-ratio
 // is a lower bound).
 func BenchmarkIssue15ReconcileChunked(b *testing.B) {
-	messages := issue15Int(b, "SESSIONSEARCH_BENCH_RECONCILE_MESSAGES", 200000)
-	budget := time.Duration(issue15Int(b, "SESSIONSEARCH_BENCH_BUDGET_MS", 500)) * time.Millisecond
+	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_RECONCILE_MESSAGES", 200000)
+	budget := time.Duration(benchenv.Int(b, "SESSIONSEARCH_BENCH_BUDGET_MS", 500)) * time.Millisecond
 	limit := issue15Cap(b)
 	dir := b.TempDir()
 	ctx := context.Background()

@@ -19,21 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// issue15Env reads a positive integer from the environment variable name.
-func issue15Env(tb testing.TB, name string, def int) int {
-	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		tb.Fatalf("%s must be a positive integer, got %q", name, v)
-	}
-	return n
-}
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
+)
 
 // issue15Transcript writes one transcript of about size bytes of short
 // user and assistant messages (about 145 bytes a line, as in the issue's
@@ -79,8 +67,8 @@ var issue15Indexed = regexp.MustCompile(`stored in ([0-9.]+)s, indexed [0-9]+ se
 // (SESSIONSEARCH_BENCH_CAP_S, default 60) is killed and reported as
 // finished=0.
 func BenchmarkIssue15ImportOneTranscript(b *testing.B) {
-	mb := issue15Env(b, "SESSIONSEARCH_BENCH_TRANSCRIPT_MB", 20)
-	limit := time.Duration(issue15Env(b, "SESSIONSEARCH_BENCH_CAP_S", 60)) * time.Second
+	mb := benchenv.Int(b, "SESSIONSEARCH_BENCH_TRANSCRIPT_MB", 20)
+	limit := time.Duration(benchenv.Int(b, "SESSIONSEARCH_BENCH_CAP_S", 60)) * time.Second
 	state := b.TempDir()
 	dir := filepath.Join(state, "agents", "main", "sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
