@@ -102,15 +102,19 @@ func (o PlanOptions) reads(name string) bool { return o.Agents == nil || o.Agent
 var (
 	archiveRE    = regexp.MustCompile(`^(.+?)\.jsonl\.(reset|deleted|bak)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)(?:\.zst)?$`)
 	checkpointRE = regexp.MustCompile(`(?i)\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$`)
-	agentDBRE    = regexp.MustCompile(`^openclaw-agent(?:\.[^/]+)?\.sqlite$`)
 )
+
+// agentDBName is the one agent database of agents/<agentId>/agent/. OpenClaw
+// keeps other SQLite files beside it (openclaw-agent.sqlite.reindex-lock.sqlite
+// while it reindexes memory, with a -journal), which hold no transcripts.
+const agentDBName = "openclaw-agent.sqlite"
 
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // NewPlan resolves the paths of an import: files are imported whatever
 // their name (an SQLite file as an agent database, anything else as JSONL);
 // directories are walked for agents/<agentId>/sessions/ and
-// agents/<agentId>/agent/*.sqlite, and a directory that itself holds
+// agents/<agentId>/agent/openclaw-agent.sqlite, and a directory that itself holds
 // sessions.json or *.jsonl files is read as a sessions directory. Paths that
 // cannot be read are returned as problems.
 func NewPlan(paths []string, opts PlanOptions) (Plan, []Problem) {
@@ -238,7 +242,7 @@ func (p *Plan) walk(root string, opts PlanOptions) []Problem {
 			}
 			return nil
 		}
-		if _, ok := agentDir(filepath.Dir(path)); ok && d.Type().IsRegular() && agentDBRE.MatchString(d.Name()) && filepath.Base(filepath.Dir(path)) == "agent" {
+		if _, ok := agentDir(filepath.Dir(path)); ok && d.Type().IsRegular() && d.Name() == agentDBName && filepath.Base(filepath.Dir(path)) == "agent" {
 			dbs = append(dbs, path)
 		}
 		return nil

@@ -134,14 +134,22 @@ func TestPlanSessionsDirAndFiles(t *testing.T) {
 func TestPlanSkipsTranscriptsInDatabase(t *testing.T) {
 	root := stateDir(t)
 	writeFile(t, filepath.Join(root, "agents", "main", "agent", "openclaw-agent.sqlite"), "SQLite format 3\x00")
+	// The lock file OpenClaw 2026.9.6 keeps beside the database while it
+	// reindexes memory is not a source.
+	writeFile(t, filepath.Join(root, "agents", "main", "agent", "openclaw-agent.sqlite.reindex-lock.sqlite"), "SQLite format 3\x00")
 	p, problems := NewPlan([]string{root}, PlanOptions{SessionIDs: func(string) ([]string, error) {
 		return []string{"live1", "old1"}, nil
 	}})
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if p.Sources[0].Kind != AgentDatabase || p.Sources[0].AgentID != "main" {
+	if p.Sources[0].Kind != AgentDatabase || p.Sources[0].AgentID != "main" || filepath.Base(p.Sources[0].Path) != "openclaw-agent.sqlite" {
 		t.Fatalf("first source %+v", p.Sources[0])
+	}
+	for _, src := range p.Sources[1:] {
+		if src.Kind == AgentDatabase {
+			t.Errorf("another agent database planned: %s", src.Path)
+		}
 	}
 	got := resolved(p)
 	if _, ok := got["live1.jsonl"]; ok {
