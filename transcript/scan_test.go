@@ -265,3 +265,44 @@ func BenchmarkRead(b *testing.B) {
 	}
 	_, _, _ = bytes.TrimSpace, strings.TrimSpace, time.Now
 }
+
+// utcMillis agrees with time.Parse(time.RFC3339Nano) wherever it answers,
+// and answers for the UTC form events use.
+func TestUTCMillis(t *testing.T) {
+	cases := []string{
+		"2026-02-07T05:05:47.434Z", "2026-02-07T05:05:47Z", "2026-02-07T05:05:47.4Z", "2026-02-07T05:05:47.123456789Z",
+		"2026-02-07T05:05:47.1234567891Z", "2026-02-07T05:05:47.Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z",
+		"2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z",
+		"2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z", "2026-01-01T23:59:60Z", "2026-01-01t23:59:59Z",
+		"2026-01-01T23:59:59z", "2026-01-01T23:59:59+00:00", "2026-01-01T23:59:59.5+02:00", "0000-01-01T00:00:00Z",
+		"9999-12-31T23:59:59.999Z", "2026-1-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.12a4Z",
+		"+026-01-01T00:00:00Z", "2026-01-01T00:00:00,5Z", "", "Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
+	}
+	r := rand.New(rand.NewSource(3))
+	for range 20000 {
+		b := []byte(cases[r.Intn(4)])
+		b[r.Intn(len(b))] = "0123456789-T:.Z+x"[r.Intn(17)]
+		cases = append(cases, string(b))
+	}
+	answered := 0
+	for _, c := range cases {
+		ms, ok := utcMillis([]byte(c))
+		ref, err := time.Parse(time.RFC3339Nano, c)
+		switch {
+		case ok && err != nil:
+			t.Errorf("%q: utcMillis reads %d, time.Parse refuses: %v", c, ms, err)
+		case ok && ms != ref.UnixMilli():
+			t.Errorf("%q: utcMillis %d, time.Parse %d", c, ms, ref.UnixMilli())
+		case ok:
+			answered++
+		}
+	}
+	for _, c := range cases[:7] {
+		if _, ok := utcMillis([]byte(c)); !ok && c != "2026-02-07T05:05:47.1234567891Z" && c != "2026-02-07T05:05:47.Z" {
+			t.Errorf("%q: utcMillis does not read the common form", c)
+		}
+	}
+	if answered < 100 {
+		t.Errorf("utcMillis answered only %d of %d cases", answered, len(cases))
+	}
+}
