@@ -14,7 +14,7 @@ func Migrate(c Conn) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if meta.digest == schemaDigest && meta.index == IndexVersion {
+	if meta.digest == schemaDigest && meta.index == IndexVersion && meta.path == PathVersion {
 		return SchemaVersion, nil
 	}
 	if v, err := strconv.Atoi(meta.schema); err == nil && v > SchemaVersion {
@@ -28,6 +28,7 @@ type meta struct {
 	exists        bool // the store's tables exist
 	schema, index string
 	digest        string
+	path          string // the path rule's version (PathVersion)
 }
 
 func readMeta(c Conn) (meta, error) {
@@ -37,7 +38,7 @@ func readMeta(c Conn) (meta, error) {
 	if err != nil || !m.exists {
 		return m, err
 	}
-	err = c.Query(`SELECT key, value FROM sessionsearch_meta WHERE key IN ('schema_version', 'index_version', 'schema_digest')`,
+	err = c.Query(`SELECT key, value FROM sessionsearch_meta WHERE key IN ('schema_version', 'index_version', 'schema_digest', 'path_version')`,
 		func(r Row) error {
 			switch r.Text(0) {
 			case "schema_version":
@@ -46,6 +47,8 @@ func readMeta(c Conn) (meta, error) {
 				m.index = r.Text(1)
 			case "schema_digest":
 				m.digest = r.Text(1)
+			case "path_version":
+				m.path = r.Text(1)
 			}
 			return nil
 		})
@@ -71,9 +74,24 @@ func migrate(c Conn, m meta) error {
 			return err
 		}
 	}
-	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest); err != nil {
+	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3), ('path_version', ?4)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest, PathVersion); err != nil {
 		return err
+	}
+	if m.exists && m.path != PathVersion {
+		// Path version 1 did not know reset entries: mark them, and let
+		// Reconcile replay their sessions under today's rule.
+		for _, sql := range []string{
+			`UPDATE sessionsearch_entries SET info = json_set(info, '$.reset', 1) WHERE id IN (
+				SELECT (s.sid << 32) | e.seq FROM transcript_events AS e JOIN sessionsearch_sessions AS s ON s.session_key = e.session_key
+				WHERE json_valid(e.event) AND e.event ->> 'type' = 'reset')`,
+			`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid IN (
+				SELECT DISTINCT id >> 32 FROM sessionsearch_entries WHERE info ->> 'reset')`,
+		} {
+			if err := c.Exec(sql); err != nil {
+				return fmt.Errorf("path version %s: %w", PathVersion, err)
+			}
+		}
 	}
 	if !m.exists {
 		// Sessions and events written before the store existed: the

@@ -24,6 +24,7 @@ type Record struct {
 	TargetID  string // of a leaf entry
 	Message   bool   // a user or assistant message with text: indexed when active
 	Leaf      bool   // a leaf entry: moves the leaf to its target
+	Reset     bool   // a reset entry: later entries do not cross it (docs/store.md S6)
 	Side      bool   // appendMode side: never the leaf
 	// Moves is set on an entry appended off the active path that may move
 	// it (a leaf entry, or a branch): the append trigger replays the
@@ -48,15 +49,18 @@ var NoTip = Tip{Leaf: -1}
 // NewRecord is the record of entry e, off the path, with tip t.
 func NewRecord(e transcript.Entry, t Tip) Record {
 	return Record{ID: e.ID, HasParent: e.HasParent, ParentID: e.ParentID, Role: e.Role, Timestamp: e.Timestamp,
-		TargetID: e.TargetID, Message: e.Message, Leaf: e.Leaf(), Side: e.Side, Tip: t}
+		TargetID: e.TargetID, Message: e.Message, Leaf: e.Leaf(), Reset: e.Reset(), Side: e.Side, Tip: t}
 }
 
 // Entry is what package transcript's rules need of r.
 func (r Record) Entry() transcript.Entry {
 	e := transcript.Entry{ID: r.ID, HasParent: r.HasParent, ParentID: r.ParentID, Role: r.Role,
 		Timestamp: r.Timestamp, TargetID: r.TargetID, Side: r.Side, Message: r.Message}
-	if r.Leaf {
+	switch {
+	case r.Leaf:
 		e.Type = "leaf"
+	case r.Reset:
+		e.Type = "reset"
 	}
 	return e
 }
@@ -150,6 +154,7 @@ func (r Record) AppendInfo(b []byte) []byte {
 	str("target", r.TargetID)
 	flag("message", r.Message)
 	flag("leaf", r.Leaf)
+	flag("reset", r.Reset)
 	flag("side", r.Side)
 	flag("moves", r.Moves)
 	return append(b, '}')
@@ -165,6 +170,7 @@ type storedInfo struct {
 	TargetID  string          `json:"target"`
 	Message   int             `json:"message"`
 	Leaf      int             `json:"leaf"`
+	Reset     int             `json:"reset"`
 	Side      int             `json:"side"`
 	Moves     int             `json:"moves"`
 }
@@ -177,7 +183,7 @@ func ParseRecord(info string, active bool) (Record, error) {
 		return Record{}, fmt.Errorf("bad entry info %q: %v", info, err)
 	}
 	r := Record{ID: v.ID, Role: v.Role, Timestamp: v.Timestamp, TargetID: v.TargetID, Message: v.Message != 0,
-		Leaf: v.Leaf != 0, Side: v.Side != 0, Moves: v.Moves != 0, Active: active}
+		Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0, Active: active}
 	if v.Parent != nil {
 		r.HasParent = true
 		if string(v.Parent) != "null" {

@@ -15,6 +15,11 @@ import (
 // name.
 const SchemaVersion = 2
 
+// PathVersion identifies the active-path rule (package transcript): 2 since
+// reset entries are boundaries (docs/store.md S6). Migrate replays the
+// sessions the change affects.
+const PathVersion = "2"
+
 // IndexVersion identifies what the index holds: the tokenizer's tokens of
 // the text masked by the redaction rules. Another value in
 // sessionsearch_meta means the index must be rebuilt before it is changed

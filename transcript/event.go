@@ -28,6 +28,10 @@ type Entry struct {
 // Leaf reports whether the entry is a leaf entry (a rewind or branch switch).
 func (e Entry) Leaf() bool { return e.Type == "leaf" }
 
+// Reset reports whether the entry is a reset entry: OpenClaw's in-window
+// /reset, which later entries do not cross (docs/store.md S6).
+func (e Entry) Reset() bool { return e.Type == "reset" }
+
 // ErrNoType is returned for an event without a "type".
 var ErrNoType = errors.New(`event has no "type"`)
 

@@ -25,6 +25,15 @@ package transcript
 //   - A leaf entry whose target names no earlier entry leaves the leaf
 //     where it is.
 //
+// A reset entry (OpenClaw's in-window /reset) is a boundary, as OpenClaw's
+// own reader (transcript-tree.ts scanSessionTranscriptTree) makes it: once a
+// reset entry with an id is appended, an entry with a parentId (null
+// included) whose parent's path does not pass through the latest reset
+// hangs from the leaf instead, unless it is a side entry; and a leaf entry
+// whose target's path does not pass through it leaves the leaf where it is.
+// So a late write with a stale parent cannot hide the conversation after a
+// reset; the messages before it stay on the path, as the reset's ancestors.
+//
 // Resolving at append time is what lets the store extend the index with
 // each append without looking ids up: an entry extends the active path
 // exactly when Extends says so.
@@ -34,12 +43,20 @@ package transcript
 type Replay struct {
 	parents []int          // parent of each entry: an earlier index, or -1
 	ids     []string       // id of each entry
+	resets  []int          // the nearest reset entry on each entry's path (itself included), or -1
 	byID    map[string]int // latest entry with each id
 	leaf    int            // -1 before any entry has set it
+	reset   int            // the latest reset entry with an id, -1 before one
 }
 
 // NewReplay returns an empty replay.
-func NewReplay() *Replay { return &Replay{byID: map[string]int{}, leaf: -1} }
+func NewReplay() *Replay { return &Replay{byID: map[string]int{}, leaf: -1, reset: -1} }
+
+// through reports whether the path of entry i passes through the latest
+// reset: parents precede their children, so a reset on the path after the
+// latest one cannot exist, and the nearest reset on the path is the latest
+// exactly when the path has it.
+func (r *Replay) through(i int) bool { return i >= 0 && r.resets[i] == r.reset }
 
 // Leaf returns the index of the leaf (-1 when there is none) and its key:
 // the leaf's id while that id still names it, else "" (a later entry took
@@ -67,12 +84,23 @@ func (r *Replay) Append(e Entry) {
 				parent = p
 			}
 		}
+		if r.reset >= 0 && !e.Leaf() && !e.Side && !r.through(parent) {
+			parent = r.leaf // it would cross the latest reset
+		}
+	}
+	nearest := -1
+	switch {
+	case e.Reset() && e.ID != "":
+		nearest = i
+	case parent >= 0:
+		nearest = r.resets[parent]
 	}
 	r.parents = append(r.parents, parent)
 	r.ids = append(r.ids, e.ID)
+	r.resets = append(r.resets, nearest)
 	switch {
 	case e.Leaf():
-		if t, ok := r.byID[e.TargetID]; ok && e.TargetID != "" {
+		if t, ok := r.byID[e.TargetID]; ok && e.TargetID != "" && (r.reset < 0 || r.through(t)) {
 			r.leaf = t
 		}
 	case e.Side || e.ID == "":
@@ -81,6 +109,9 @@ func (r *Replay) Append(e Entry) {
 	}
 	if e.ID != "" {
 		r.byID[e.ID] = i
+	}
+	if e.Reset() && e.ID != "" {
+		r.reset = i
 	}
 }
 

@@ -69,6 +69,11 @@ func TestActivePath(t *testing.T) {
 	leaf := func(id, target string) Entry { return Entry{Type: "leaf", ID: id, TargetID: target} }
 	side := func(id, parent string) Entry { e := msg(id, parent); e.Side = true; return e }
 	noID := Entry{Type: "message", Role: "user", Message: true}
+	reset := func(id, parent string) Entry {
+		e := msg(id, parent)
+		e.Type, e.Role, e.Message = "reset", "", false
+		return e
+	}
 	cases := []struct {
 		name    string
 		entries []Entry
@@ -93,6 +98,16 @@ func TestActivePath(t *testing.T) {
 		{"a dangling parent after a rewind hangs from the target", []Entry{msg("a", ""), msg("b", "a"), leaf("L", "a"), msg("d", "lost")}, []string{"d", "a"}},
 		{"explicit null parent starts a new root", []Entry{msg("a", ""), msg("b", "a"), msg("c", "")}, []string{"c"}},
 		{"session header is abandoned by a root message", []Entry{{Type: "session", ID: "uuid"}, msg("a", ""), msg("b", "a")}, []string{"b", "a"}},
+		// Resets (OpenClaw's scanSessionTranscriptTree): later entries do not cross the latest one.
+		{"a reset keeps what came before on the path", []Entry{msg("a", ""), msg("b", "a"), reset("R", "b"), msg("c", "R")}, []string{"c", "R", "b", "a"}},
+		{"a stale parent before the reset hangs from the leaf", []Entry{msg("a", ""), msg("b", "a"), reset("R", "b"), msg("c", "R"), msg("d", "a")}, []string{"d", "c", "R", "b", "a"}},
+		{"a null parent after a reset hangs from the leaf", []Entry{msg("a", ""), reset("R", "a"), msg("c", "R"), msg("d", "")}, []string{"d", "c", "R", "a"}},
+		{"a branch after the reset is a branch", []Entry{msg("a", ""), reset("R", "a"), msg("c", "R"), msg("d", "c"), msg("e", "c")}, []string{"e", "c", "R", "a"}},
+		{"a rewind to before the reset is ignored", []Entry{msg("a", ""), msg("b", "a"), reset("R", "b"), msg("c", "R"), leaf("L", "a")}, []string{"c", "R", "b", "a"}},
+		{"a rewind after the reset is followed", []Entry{msg("a", ""), reset("R", "a"), msg("c", "R"), msg("d", "c"), leaf("L", "c")}, []string{"c", "R", "a"}},
+		{"the latest reset is the boundary", []Entry{msg("a", ""), reset("R1", "a"), msg("b", "R1"), reset("R2", "b"), msg("c", "R2"), msg("d", "b")}, []string{"d", "c", "R2", "b", "R1", "a"}},
+		{"a side entry may hang before the reset", []Entry{msg("a", ""), reset("R", "a"), msg("c", "R"), side("s", "a"), msg("d", "s")}, []string{"d", "c", "R", "a"}},
+		{"a reset without id is no boundary", []Entry{msg("a", ""), msg("b", "a"), {Type: "reset", HasParent: true, ParentID: "b"}, msg("d", "a")}, []string{"d", "a"}},
 	}
 	for _, c := range cases {
 		r := NewReplay()
@@ -131,13 +146,15 @@ func TestIncrementalAppend(t *testing.T) {
 		for n := r.Intn(30); len(entries) < n; {
 			id := func() string { return fmt.Sprintf("i%d", r.Intn(8)) }
 			e := Entry{Type: "message", ID: id(), Message: true}
-			switch r.Intn(8) {
+			switch r.Intn(10) {
 			case 0:
 				e = Entry{Type: "leaf", ID: id(), TargetID: id()}
 			case 1:
 				e.Side = true
 			case 2:
 				e.ID = ""
+			case 3:
+				e = Entry{Type: "reset", ID: id()}
 			}
 			switch r.Intn(4) {
 			case 0: // follows the leaf

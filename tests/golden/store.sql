@@ -244,6 +244,16 @@ select 'old_index_version_recorded', (select value from sessionsearch_meta where
 select 'old_index_search_after_rebuild', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
 select 'old_index_rows_after_rebuild', (select count(*) from sessionsearch_fts where sessionsearch_fts match 'reuse') = 3;
 
+-- 12a. A reset entry is a boundary (docs/store.md S6a): a stale parent after it, or a rewind to before it, hides nothing
+insert into sessions(session_key, spawned_by) values ('agent:main:reset', 'agent:main:main');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 0, '{"type":"message","id":"r1","parentId":null,"timestamp":"2026-02-07T05:09:01.000Z","message":{"role":"user","content":"resetword before"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 1, '{"type":"reset","id":"R","parentId":"r1","timestamp":"2026-02-07T05:09:02.000Z"}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 2, '{"type":"message","id":"r3","parentId":"R","timestamp":"2026-02-07T05:09:03.000Z","message":{"role":"user","content":"resetword after"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 3, '{"type":"message","id":"r4","parentId":"r1","timestamp":"2026-02-07T05:09:04.000Z","message":{"role":"assistant","content":"resetword stale parent"}}');
+select 'reset_stale_parent_hangs_from_leaf', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'resetword' order by 1)) = '0,2,3';
+insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 4, '{"type":"leaf","id":"L","targetId":"r1","timestamp":"2026-02-07T05:09:05.000Z"}');
+select 'reset_rewind_before_it_ignored', (select group_concat(value ->> 'id') from json_each(sessions_history('agent:main:reset', '{"caller":"agent:main:main"}') -> '$.messages')) = 'r1,r3,r4';
+
 -- 13. The index is consistent
 insert into sessionsearch_fts(sessionsearch_fts) values ('integrity-check');
 select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts_docsize) = (select count(*) from sessionsearch_messages);
