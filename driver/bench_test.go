@@ -28,6 +28,22 @@ func lines(texts []string) []string {
 	return out
 }
 
+// firstWords returns the first n words of texts, each its own document: a
+// document that costs almost nothing to tokenize, so what the reference
+// does not pay is the cost of the document itself (extra-ns/doc).
+func firstWords(texts []string, n int) []string {
+	var out []string
+	for _, t := range texts {
+		for _, w := range strings.Fields(t) {
+			if len(out) == n {
+				return out
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // need fails the benchmark when a corpus is missing from this machine.
 func need(tb testing.TB, name string, texts []string) []string {
 	if len(texts) == 0 {
@@ -127,6 +143,8 @@ func BenchmarkIndexBuild(b *testing.B) {
 		// Each line of those messages its own document: short documents,
 		// where the cost per document is most of the cost.
 		{"english-lines/vs-unicode61", func() []string { return lines(messages(benchdata.English)) }, "sessionsearch", "unicode61 remove_diacritics 2"},
+		// One word per document: the cost per document alone.
+		{"english-words/vs-unicode61", func() []string { return firstWords(messages(benchdata.English), 20000) }, "sessionsearch", "unicode61 remove_diacritics 2"},
 		{"english-and-code/vs-unicode61", func() []string {
 			return corpus(append(append(prose(), messages(benchdata.English)...), goSource()[:8]...))
 		}, "sessionsearch", "unicode61 remove_diacritics 2"},

@@ -12,8 +12,8 @@ package extension
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -Wall -Wno-unused-function
-#cgo noescape ss_emit_tokens
-#cgo nocallback ss_emit_tokens
+#cgo noescape ss_tokens_reserve
+#cgo nocallback ss_tokens_reserve
 #include <stdlib.h>
 #include "bridge.h"
 */
@@ -117,25 +117,36 @@ func (p *outputPool) Put(o *tokenizer.Output) {
 const maxPooledBytes = 1 << 20
 
 //export sessionsearch_go_tokenize
-func sessionsearch_go_tokenize(options C.int, pCtx unsafe.Pointer, flags C.int, pText *C.char, nText C.int, xToken C.fts5_xtoken) (rc C.int) {
+func sessionsearch_go_tokenize(options C.int, flags C.int, pText *C.char, nText C.int, b *C.ss_tokens) (rc C.int) {
 	defer func() {
 		if r := recover(); r != nil {
+			b.n = 0
 			rc = panicError("tokenizer", r)
 		}
 	}()
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
 	out := outputs.Get()
+	// The tokenizer writes into b's buffers, which C owns and hands to
+	// FTS5 once this call has returned (no call back into C per text).
+	// When a text needs more room, append moves its tokens or folded text
+	// to Go memory; b then grows to that size and gets a copy.
+	own, ownFolded := out.Tokens, out.Folded
+	out.Tokens = unsafe.Slice((*tokenizer.Token)(unsafe.Pointer(b.tokens)), int(b.cap))[:0]
+	out.Folded = unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), int(b.foldedCap))[:0]
 	tokenizer.DecodeOptions(uint32(options)).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
-	if len(out.Tokens) > 0 {
-		var folded *C.char
-		if len(out.Folded) > 0 {
-			folded = (*C.char)(unsafe.Pointer(&out.Folded[0]))
-		}
-		rc = C.ss_emit_tokens(pCtx, xToken, pText, folded,
-			(*C.ss_token)(unsafe.Pointer(&out.Tokens[0])), C.int(len(out.Tokens)))
-	}
+	tokens, folded := out.Tokens, out.Folded
+	out.Tokens, out.Folded = own, ownFolded // the pool never keeps C memory
 	outputs.Put(out)
-	return rc
+	if len(tokens) > int(b.cap) || len(folded) > int(b.foldedCap) {
+		if rc = C.ss_tokens_reserve(b, C.int(cap(tokens)), C.int(cap(folded))); rc != sqliteOK {
+			b.n = 0
+			return rc
+		}
+		copy(unsafe.Slice((*tokenizer.Token)(unsafe.Pointer(b.tokens)), len(tokens)), tokens)
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), len(folded)), folded)
+	}
+	b.n = C.int(len(tokens))
+	return sqliteOK
 }
 
 //export sessionsearch_go_release
