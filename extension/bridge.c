@@ -28,7 +28,8 @@ SQLITE_EXTENSION_INIT1
 /* One instance per FTS5 table and connection, so one thread at a time. */
 typedef struct ss_tokenizer {
   int options;    /* tokenizer options, encoded by Go */
-  int busy;       /* buf is in use: a tokenize call inside an xToken callback takes its own */
+  int slot;       /* the instance's Go tokenizer state (sessionsearch_go_tokenizer_open) */
+  int busy;       /* buf and slot are in use: a tokenize call inside an xToken callback takes its own */
   ss_tokens buf;  /* reused for every text, grown to the largest */
 } ss_tokenizer;
 
@@ -66,12 +67,18 @@ static int ss_tok_create(void *pUserData, const char **azArg, int nArg, Fts5Toke
   if (!t) return SQLITE_NOMEM;
   memset(t, 0, sizeof(*t));
   t->options = options;
+  t->slot = sessionsearch_go_tokenizer_open();
+  if (t->slot < 0) {
+    sqlite3_free(t);
+    return SQLITE_ERROR;
+  }
   *ppOut = (Fts5Tokenizer *)t;
   return SQLITE_OK;
 }
 
 static void ss_tok_delete(Fts5Tokenizer *p) {
   ss_tokenizer *t = (ss_tokenizer *)p;
+  sessionsearch_go_tokenizer_close(t->slot);
   ss_tokens_free(&t->buf);
   sqlite3_free(t);
 }
@@ -83,7 +90,7 @@ static int ss_tok_tokenize(Fts5Tokenizer *p, void *pCtx, int flags, const char *
   ss_tokens own = {0};
   ss_tokens *b = t->busy ? &own : &t->buf;
   t->busy++;
-  int rc = sessionsearch_go_tokenize(t->options, flags, (char *)pText, nText, b);
+  int rc = sessionsearch_go_tokenize(t->options, b == &own ? -1 : t->slot, flags, (char *)pText, nText, b);
   /* A token's text is in the folded text or in the input: picked by
      indexing, since a branch on the flag mispredicts on most words. */
   const char *bases[2] = {b->folded, pText};

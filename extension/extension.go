@@ -22,6 +22,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -102,7 +103,7 @@ func (p *outputPool) Get() *tokenizer.Output {
 // Put keeps o unless the free list is full or o holds a huge document's
 // buffers (maxPooledBytes), which would stay pinned forever.
 func (p *outputPool) Put(o *tokenizer.Output) {
-	if cap(o.Folded) > maxPooledBytes || cap(o.Tokens)*int(unsafe.Sizeof(tokenizer.Token{})) > maxPooledBytes {
+	if o.Retained() > maxPooledBytes {
 		return
 	}
 	if p.slot.CompareAndSwap(nil, o) {
@@ -116,8 +117,75 @@ func (p *outputPool) Put(o *tokenizer.Output) {
 
 const maxPooledBytes = 1 << 20
 
+// tokenizerOutputs holds one Output for each FTS5 tokenizer instance (one
+// FTS5 table on one connection, so one thread at a time), by a slot number
+// that the instance keeps in C: an index build takes its Output with one
+// plain load, where the pool costs two atomic instructions a document.
+var tokenizerOutputs outputSlots
+
+type outputSlots struct {
+	mu    sync.Mutex
+	slots atomic.Pointer[[]*tokenizer.Output] // replaced, never changed in place
+	free  []int
+}
+
+// open returns a new slot.
+func (s *outputSlots) open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var slots []*tokenizer.Output
+	if p := s.slots.Load(); p != nil {
+		slots = *p
+	}
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		slots[i] = new(tokenizer.Output) // no instance holds slot i
+		return i
+	}
+	grown := append(slots[:len(slots):len(slots)], new(tokenizer.Output))
+	s.slots.Store(&grown)
+	return len(grown) - 1
+}
+
+// get returns slot i's Output.
+func (s *outputSlots) get(i int) *tokenizer.Output { return (*s.slots.Load())[i] }
+
+// put keeps o for slot i unless a huge text grew it.
+func (s *outputSlots) put(i int, o *tokenizer.Output) {
+	if o.Retained() > maxPooledBytes {
+		s.mu.Lock() // open may be copying the slots
+		(*s.slots.Load())[i] = new(tokenizer.Output)
+		s.mu.Unlock()
+	}
+}
+
+// close frees slot i for another instance.
+func (s *outputSlots) close(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	(*s.slots.Load())[i] = nil
+	s.free = append(s.free, i)
+}
+
+//export sessionsearch_go_tokenizer_open
+func sessionsearch_go_tokenizer_open() (slot C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			slot = -1 - panicError("tokenizer constructor", r)
+		}
+	}()
+	return C.int(tokenizerOutputs.open())
+}
+
+//export sessionsearch_go_tokenizer_close
+func sessionsearch_go_tokenizer_close(slot C.int) {
+	defer func() { panicError("tokenizer destructor", recover()) }()
+	tokenizerOutputs.close(int(slot))
+}
+
 //export sessionsearch_go_tokenize
-func sessionsearch_go_tokenize(options C.int, flags C.int, pText *C.char, nText C.int, b *C.ss_tokens) (rc C.int) {
+func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText C.int, b *C.ss_tokens) (rc C.int) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.n = 0
@@ -125,7 +193,14 @@ func sessionsearch_go_tokenize(options C.int, flags C.int, pText *C.char, nText 
 		}
 	}()
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
-	out := outputs.Get()
+	// The instance's own Output, or one from the pool for a text that an
+	// xToken callback tokenizes while the instance's is in use (slot -1).
+	var out *tokenizer.Output
+	if slot >= 0 {
+		out = tokenizerOutputs.get(int(slot))
+	} else {
+		out = outputs.Get()
+	}
 	// The tokenizer writes into b's buffers, which C owns and hands to
 	// FTS5 once this call has returned (no call back into C per text).
 	// When a text needs more room, append moves its tokens or folded text
@@ -135,8 +210,12 @@ func sessionsearch_go_tokenize(options C.int, flags C.int, pText *C.char, nText 
 	out.Folded = unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), int(b.foldedCap))[:0]
 	tokenizer.DecodeOptions(uint32(options)).Tokenize(text, flags&C.FTS5_TOKENIZE_QUERY != 0, out)
 	tokens, folded := out.Tokens, out.Folded
-	out.Tokens, out.Folded = own, ownFolded // the pool never keeps C memory
-	outputs.Put(out)
+	out.Tokens, out.Folded = own, ownFolded // no Output keeps C memory
+	if slot >= 0 {
+		tokenizerOutputs.put(int(slot), out)
+	} else {
+		outputs.Put(out)
+	}
 	if len(tokens) > int(b.cap) || len(folded) > int(b.foldedCap) {
 		if rc = C.ss_tokens_reserve(b, C.int(cap(tokens)), C.int(cap(folded))); rc != sqliteOK {
 			b.n = 0

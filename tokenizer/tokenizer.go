@@ -73,6 +73,14 @@ type Output struct {
 	src     []byte // the input of the last Tokenize, for InSource tokens
 }
 
+// Retained returns the bytes o's buffers hold, so that a caller that
+// keeps an Output can drop one that a huge text grew.
+func (o *Output) Retained() int {
+	const tokenSize, pieceSize, partSize = 20, 16, 16
+	return cap(o.Folded) + cap(o.scratch) + tokenSize*cap(o.Tokens) + pieceSize*cap(o.pieces) +
+		4*(cap(o.runes)+cap(o.run)+cap(o.camel)) + partSize*cap(o.parts)
+}
+
 // part is one part of a word that the tokenizer cuts (camelCase, a ZWNJ,
 // underscores): its folded and source ranges.
 type part struct{ f0, f1, s0, s1 int32 }
