@@ -35,6 +35,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Version identifies the token output. It changes whenever any text would
@@ -76,9 +77,9 @@ type Output struct {
 // Retained returns the bytes o's buffers hold, so that a caller that
 // keeps an Output can drop one that a huge text grew.
 func (o *Output) Retained() int {
-	const tokenSize, pieceSize, partSize = 20, 16, 16
-	return cap(o.Folded) + cap(o.scratch) + tokenSize*cap(o.Tokens) + pieceSize*cap(o.pieces) +
-		4*(cap(o.runes)+cap(o.run)+cap(o.camel)) + partSize*cap(o.parts)
+	return cap(o.Folded) + cap(o.scratch) + int(unsafe.Sizeof(Token{}))*cap(o.Tokens) +
+		int(unsafe.Sizeof(piece{}))*cap(o.pieces) + int(unsafe.Sizeof(part{}))*cap(o.parts) +
+		4*(cap(o.runes)+cap(o.run)+cap(o.camel))
 }
 
 // part is one part of a word that the tokenizer cuts (camelCase, a ZWNJ,
