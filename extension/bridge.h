@@ -56,8 +56,8 @@ typedef struct ss_tokens {
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
 /* Called from Go. */
-/* Grows b to at least nTokens tokens and nFolded bytes of folded text,
-   keeping nothing; returns SQLITE_OK or SQLITE_NOMEM. */
+/* Grows b to hold at least nTokens tokens and nFolded bytes of folded
+   text; returns SQLITE_OK or SQLITE_NOMEM. */
 int ss_tokens_reserve(ss_tokens *b, int nTokens, int nFolded);
 
 const char *ss_libversion(void);

@@ -138,9 +138,11 @@ func (s *outputSlots) open() int {
 		slots = *p
 	}
 	if n := len(s.free); n > 0 {
+		// The Output of a closed instance, with its scratch buffers: a
+		// table reopened (each connection of a short-lived program opens
+		// its own) does not grow them again.
 		i := s.free[n-1]
 		s.free = s.free[:n-1]
-		slots[i] = new(tokenizer.Output) // no instance holds slot i
 		return i
 	}
 	grown := append(slots[:len(slots):len(slots)], new(tokenizer.Output))
@@ -164,7 +166,6 @@ func (s *outputSlots) put(i int, o *tokenizer.Output) {
 func (s *outputSlots) close(i int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	(*s.slots.Load())[i] = nil
 	s.free = append(s.free, i)
 }
 
@@ -205,6 +206,15 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 	// FTS5 once this call has returned (no call back into C per text).
 	// When a text needs more room, append moves its tokens or folded text
 	// to Go memory; b then grows to that size and gets a copy.
+	// Room for most texts before they start (a token per four bytes, as
+	// much folded text as input), so that a new instance's first texts do
+	// not grow Go copies step by step.
+	if want, wantFolded := int(nText)/4+16, int(nText)+16; int(b.cap) < want || int(b.foldedCap) < wantFolded {
+		if rc = C.ss_tokens_reserve(b, C.int(max(want, 2*int(b.cap))), C.int(max(wantFolded, 2*int(b.foldedCap)))); rc != sqliteOK {
+			b.n = 0
+			return rc
+		}
+	}
 	own, ownFolded := out.Tokens, out.Folded
 	out.Tokens = unsafe.Slice((*tokenizer.Token)(unsafe.Pointer(b.tokens)), int(b.cap))[:0]
 	out.Folded = unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), int(b.foldedCap))[:0]
