@@ -202,6 +202,10 @@ func nextSpecial(s []byte, i int) int {
 				i += 8
 				continue
 			}
+		} else if x := loadShort(s[i:]); (x|(x^'_'*ones-ones)&^(x^'_'*ones))&high == 0 {
+			// The last bytes, zero-padded (a zero byte is not an
+			// underscore), without a loop whose end mispredicts.
+			return len(s)
 		}
 		switch c := s[i]; {
 		case c >= utf8.RuneSelf:
@@ -454,15 +458,13 @@ func asciiMasksTail(src []byte, base int) (m blockMasks) {
 	if k == len(src) {
 		return m
 	}
+	// The last bytes, src[k] the lowest and zero bytes (separators) after
+	// the end: from the last 8 bytes when there are 8.
 	var x uint64
 	if len(src) >= 8 {
-		// The last 8 bytes, shifted so that src[k] is the lowest byte and
-		// zero bytes (separators) follow the end.
 		x = binary.LittleEndian.Uint64(src[len(src)-8:]) >> (8 * uint(8-(len(src)-k)))
 	} else {
-		for i := len(src) - 1; i >= k; i-- {
-			x = x<<8 | uint64(src[i])
-		}
+		x = loadShort(src[k:])
 	}
 	w, u, l := asciiMasks8(x)
 	shift := uint(k - base)
@@ -470,6 +472,19 @@ func asciiMasksTail(src []byte, base int) (m blockMasks) {
 	m.upper |= u << shift
 	m.lower |= l << shift
 	return m
+}
+
+// loadShort returns the 1 to 7 bytes of s as the low bytes of a
+// little-endian word, the others zero, from two overlapping loads (or three
+// byte loads): no loop, so no branch that depends on the length but one.
+func loadShort(s []byte) uint64 {
+	n := len(s)
+	if n >= 4 {
+		lo := uint64(binary.LittleEndian.Uint32(s))
+		hi := uint64(binary.LittleEndian.Uint32(s[n-4:]))
+		return lo | hi<<(8*uint(n-4))
+	}
+	return uint64(s[0]) | uint64(s[n/2])<<(8*uint(n/2)) | uint64(s[n-1])<<(8*uint(n-1))
 }
 
 // asciiMasks8 classifies 8 bytes below 0x80 at once: adding a constant to
