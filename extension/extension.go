@@ -210,7 +210,13 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 	// much folded text as input), so that a new instance's first texts do
 	// not grow Go copies step by step.
 	if want, wantFolded := int(nText)/4+16, int(nText)+16; int(b.cap) < want || int(b.foldedCap) < wantFolded {
-		if rc = C.ss_tokens_reserve(b, C.int(max(want, 2*int(b.cap))), C.int(max(wantFolded, 2*int(b.foldedCap)))); rc != sqliteOK {
+		if int(b.cap) < want {
+			want = max(want, 2*int(b.cap))
+		}
+		if int(b.foldedCap) < wantFolded {
+			wantFolded = max(wantFolded, 2*int(b.foldedCap))
+		}
+		if rc = C.ss_tokens_reserve(b, C.int(want), C.int(wantFolded)); rc != sqliteOK {
 			b.n = 0
 			return rc
 		}
