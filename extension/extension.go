@@ -156,10 +156,15 @@ func (s *outputSlots) get(i int) *tokenizer.Output { return (*s.slots.Load())[i]
 // put keeps o for slot i unless a huge text grew it.
 func (s *outputSlots) put(i int, o *tokenizer.Output) {
 	if o.Retained() > maxPooledBytes {
-		s.mu.Lock() // open may be copying the slots
-		(*s.slots.Load())[i] = new(tokenizer.Output)
-		s.mu.Unlock()
+		s.renew(i)
 	}
+}
+
+// renew gives slot i a new Output.
+func (s *outputSlots) renew(i int) {
+	s.mu.Lock() // open may be copying the slots
+	(*s.slots.Load())[i] = new(tokenizer.Output)
+	s.mu.Unlock()
 }
 
 // close frees slot i for another instance.
@@ -187,8 +192,18 @@ func sessionsearch_go_tokenizer_close(slot C.int) {
 
 //export sessionsearch_go_tokenize
 func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText C.int, b *C.ss_tokens) (rc C.int) {
+	var out *tokenizer.Output
 	defer func() {
 		if r := recover(); r != nil {
+			if out != nil {
+				// The Output may point at b's memory, which C frees, and
+				// hold a half-done text's state: a pooled one is dropped,
+				// the slot gets a new one.
+				out.Tokens, out.Folded = nil, nil
+				if slot >= 0 {
+					tokenizerOutputs.renew(int(slot))
+				}
+			}
 			b.n = 0
 			rc = panicError("tokenizer", r)
 		}
@@ -196,16 +211,11 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
 	// The instance's own Output, or one from the pool for a text that an
 	// xToken callback tokenizes while the instance's is in use (slot -1).
-	var out *tokenizer.Output
 	if slot >= 0 {
 		out = tokenizerOutputs.get(int(slot))
 	} else {
 		out = outputs.Get()
 	}
-	// The tokenizer writes into b's buffers, which C owns and hands to
-	// FTS5 once this call has returned (no call back into C per text).
-	// When a text needs more room, append moves its tokens or folded text
-	// to Go memory; b then grows to that size and gets a copy.
 	// Room for most texts before they start (a token per four bytes, as
 	// much folded text as input), so that a new instance's first texts do
 	// not grow Go copies step by step.
@@ -221,6 +231,10 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 			return rc
 		}
 	}
+	// The tokenizer writes into b's buffers, which C owns and hands to
+	// FTS5 once this call has returned (no call back into C per text).
+	// When a text needs more room, append moves its tokens or folded text
+	// to Go memory; b then grows to that size and gets a copy.
 	own, ownFolded := out.Tokens, out.Folded
 	out.Tokens = unsafe.Slice((*tokenizer.Token)(unsafe.Pointer(b.tokens)), int(b.cap))[:0]
 	out.Folded = unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), int(b.foldedCap))[:0]
@@ -232,6 +246,7 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 	} else {
 		outputs.Put(out)
 	}
+	out = nil
 	if len(tokens) > int(b.cap) || len(folded) > int(b.foldedCap) {
 		if rc = C.ss_tokens_reserve(b, C.int(cap(tokens)), C.int(cap(folded))); rc != sqliteOK {
 			b.n = 0
