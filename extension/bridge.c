@@ -4,7 +4,7 @@
  * Why: Go cannot call the sqlite3ext.h macros, and a cgo crossing costs about
  * as much as tokenizing a word, so this file keeps every crossing coarse: one
  * call into Go per document tokenized (tokens come back in one batch and a C
- * loop hands them to FTS5), one per SQL function call.
+ * loop hands them to FTS5 once Go has returned), one per SQL function call.
  * What: the FTS5 tokenizer `sessionsearch`, the FTS5 auxiliary function
  * `sessionsearch_snippet`, and the SQL functions of the registration table in
  * extension.go, each a trampoline into Go.
@@ -25,9 +25,39 @@ SQLITE_EXTENSION_INIT1
 
 /* ---- FTS5 tokenizer ---------------------------------------------------- */
 
+/* One instance per FTS5 table and connection, so one thread at a time. */
 typedef struct ss_tokenizer {
-  int options; /* tokenizer options, encoded by Go */
+  int options;    /* tokenizer options, encoded by Go */
+  int slot;       /* the instance's Go tokenizer state (sessionsearch_go_tokenizer_open) */
+  int busy;       /* buf and slot are in use: a tokenize call inside an xToken callback takes its own */
+  ss_tokens buf;  /* reused for every text, grown to the largest */
 } ss_tokenizer;
+
+/* Buffers larger than this (a huge document's) are not kept for the next
+   text: they would stay allocated for as long as the table is open. */
+#define SS_KEEP_BYTES (1 << 20)
+
+static void ss_tokens_free(ss_tokens *b) {
+  sqlite3_free(b->tokens);
+  sqlite3_free(b->folded);
+  memset(b, 0, sizeof(*b));
+}
+
+int ss_tokens_reserve(ss_tokens *b, int nTokens, int nFolded) {
+  if (nTokens > b->cap) {
+    ss_token *t = sqlite3_realloc64(b->tokens, (sqlite3_uint64)nTokens * sizeof(ss_token));
+    if (!t) return SQLITE_NOMEM;
+    b->tokens = t;
+    b->cap = nTokens;
+  }
+  if (nFolded > b->foldedCap) {
+    char *f = sqlite3_realloc64(b->folded, (sqlite3_uint64)nFolded);
+    if (!f) return SQLITE_NOMEM;
+    b->folded = f;
+    b->foldedCap = nFolded;
+  }
+  return SQLITE_OK;
+}
 
 static int ss_tok_create(void *pUserData, const char **azArg, int nArg, Fts5Tokenizer **ppOut) {
   (void)pUserData;
@@ -35,29 +65,47 @@ static int ss_tok_create(void *pUserData, const char **azArg, int nArg, Fts5Toke
   if (options < 0) return SQLITE_ERROR; /* FTS5 says "error in tokenizer constructor" */
   ss_tokenizer *t = sqlite3_malloc(sizeof(*t));
   if (!t) return SQLITE_NOMEM;
+  memset(t, 0, sizeof(*t));
   t->options = options;
+  t->slot = sessionsearch_go_tokenizer_open();
+  if (t->slot < 0) {
+    sqlite3_free(t);
+    return SQLITE_ERROR;
+  }
   *ppOut = (Fts5Tokenizer *)t;
   return SQLITE_OK;
 }
 
-static void ss_tok_delete(Fts5Tokenizer *p) { sqlite3_free(p); }
+static void ss_tok_delete(Fts5Tokenizer *p) {
+  ss_tokenizer *t = (ss_tokenizer *)p;
+  sessionsearch_go_tokenizer_close(t->slot);
+  ss_tokens_free(&t->buf);
+  sqlite3_free(t);
+}
 
 static int ss_tok_tokenize(Fts5Tokenizer *p, void *pCtx, int flags, const char *pText, int nText,
                            fts5_xtoken xToken) {
   ss_tokenizer *t = (ss_tokenizer *)p;
   if (nText <= 0) return SQLITE_OK;
-  return sessionsearch_go_tokenize(t->options, pCtx, flags, (char *)pText, nText, xToken);
-}
-
-int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *text, const char *folded, const ss_token *tokens,
-                   int n) {
-  for (int i = 0; i < n; i++) {
-    const ss_token *t = &tokens[i];
-    const char *base = (t->flags & SS_TOKEN_IN_SOURCE) ? text : folded;
-    int rc = xToken(pCtx, t->flags & FTS5_TOKEN_COLOCATED, base + t->folded, t->len, t->start, t->end);
-    if (rc != SQLITE_OK) return rc;
+  ss_tokens own = {0};
+  ss_tokens *b = t->busy ? &own : &t->buf;
+  t->busy++;
+  int rc = sessionsearch_go_tokenize(t->options, b == &own ? -1 : t->slot, flags, (char *)pText, nText, b);
+  /* A token's text is in the folded text or in the input. Locals, so that
+     the compiler picks between them without a branch (which mispredicts
+     on most words) and without reloading b after each xToken. */
+  const char *folded = b->folded;
+  const ss_token *k = b->tokens, *end = b->tokens + (rc == SQLITE_OK ? b->n : 0);
+  for (; rc == SQLITE_OK && k < end; k++) {
+    const char *base = (k->flags & SS_TOKEN_IN_SOURCE) ? pText : folded;
+    rc = xToken(pCtx, k->flags & FTS5_TOKEN_COLOCATED, base + k->folded, k->len, k->start, k->end);
   }
-  return SQLITE_OK;
+  t->busy--;
+  b->n = 0;
+  if (b == &own || (sqlite3_uint64)b->cap * sizeof(ss_token) > SS_KEEP_BYTES || b->foldedCap > SS_KEEP_BYTES) {
+    ss_tokens_free(b);
+  }
+  return rc;
 }
 
 /* ---- FTS5 auxiliary function: sessionsearch_snippet(tbl, maxChars [, col]) */

@@ -42,11 +42,23 @@ typedef struct ss_arg {
   const unsigned char *p;
 } ss_arg;
 
+/* The tokens of one text, in buffers that C owns: Go fills them in the one
+   call per text (sessionsearch_go_tokenize), and C hands them to FTS5 after
+   that call returned, so no call goes back into C per text. */
+typedef struct ss_tokens {
+  ss_token *tokens;
+  int n, cap;        /* tokens used, tokens allocated */
+  char *folded;
+  int foldedCap;     /* bytes allocated */
+} ss_tokens;
+
 /* Entry into the extension for one connection; returns SQLITE_OK. */
 int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
 /* Called from Go. */
-int ss_emit_tokens(void *pCtx, fts5_xtoken xToken, const char *text, const char *folded, const ss_token *tokens, int n);
+/* Grows b to hold at least nTokens tokens and nFolded bytes of folded
+   text; returns SQLITE_OK or SQLITE_NOMEM. */
+int ss_tokens_reserve(ss_tokens *b, int nTokens, int nFolded);
 
 const char *ss_libversion(void);
 void ss_log(const char *msg);

@@ -50,6 +50,33 @@ func BenchmarkTokenizeProse(b *testing.B) {
 	benchmarkTokenize(b, joined(b, benchdata.Prose()), Options{})
 }
 
+// BenchmarkTokenizeWords tokenizes one word of English transcript text per
+// call, as the index build of one-word documents does: the cost of a call.
+func BenchmarkTokenizeWords(b *testing.B) {
+	var words [][]byte
+	var n int64
+	for _, m := range benchdata.Messages(benchdata.English) {
+		for _, w := range strings.Fields(m) {
+			if len(words) < 20000 {
+				words = append(words, []byte(w))
+				n += int64(len(w))
+			}
+		}
+	}
+	if len(words) == 0 {
+		b.Fatal("no fixture messages")
+	}
+	var o Output
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, w := range words {
+			Options{}.Tokenize(w, false, &o)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(words)), "ns/word")
+}
+
 func joined(b *testing.B, texts []string) []byte {
 	if len(texts) == 0 {
 		b.Fatal("corpus missing: /usr/share/common-licenses or GOROOT/src/net/http")
