@@ -1,5 +1,5 @@
-// Package benchenv reads the sizes benchmarks take from the environment, so
-// that a user can rerun them at other sizes.
+// Package benchenv reads the sizes benchmarks and soaks take from the
+// environment, so that a user can rerun them at other sizes.
 package benchenv
 
 import (

@@ -45,6 +45,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
+
 	"github.com/sessionsearch/sessionsearch/driver"
 )
 
@@ -70,19 +72,6 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// envInt reads a positive integer from the environment.
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("%s must be a positive integer, got %q", name, s)
-	}
-	return n
 }
 
 const caller = "agent:soak:main"
@@ -287,8 +276,8 @@ func runProcessReader(ctx context.Context, r *readerResult, cfg readerConfig, na
 }
 
 func TestSoak(t *testing.T) {
-	seconds := envInt(t, "SOAK_SECONDS", 3)
-	perHost := envInt(t, "SOAK_READERS", 1)
+	seconds := benchenv.Int(t, "SOAK_SECONDS", 3)
+	perHost := benchenv.Int(t, "SOAK_READERS", 1)
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SOAK_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
