@@ -33,14 +33,20 @@ func Repath(c Conn, sid int64) error {
 // bring one big session to its active path, so that each call does only
 // its share of the work instead of reading the whole session again.
 type replay struct {
-	sid     int64
-	mark    string // written to sessionsearch_meta with the last call's changes
-	ids     []int64
-	records []Record // with the active flags as the last call left them
-	onPath  []bool
-	tip     Tip
-	next    int // records before it match onPath
+	sid    int64
+	mark   string // written to sessionsearch_meta with the last call's changes
+	ids    []int64
+	flags  []entryFlags // as the last call left them
+	onPath []bool
+	tip    Tip
+	next   int // entries before it match onPath
 }
+
+// entryFlags is what applying a path needs of an entry: its Record's Active
+// and Message, two bytes where the Record would take a hundred or more, so
+// that a session of a million entries is replayed in a fraction of the
+// memory (docs/store.md S9).
+type entryFlags struct{ active, message bool }
 
 // The reconcile mark tells a connection that the database is as its last
 // Reconcile call left it: the call wrote it in the same transaction, a
@@ -71,23 +77,21 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 // loadReplay reads session sid's entries and replays them.
 func loadReplay(c Conn, sid int64) (*replay, error) {
 	rp := &replay{sid: sid}
+	var p Replayer
 	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
 		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
 		if err != nil {
 			return err
 		}
+		p.Add(rec)
 		rp.ids = append(rp.ids, r.Int(0))
-		rp.records = append(rp.records, rec)
+		rp.flags = append(rp.flags, entryFlags{rec.Active, rec.Message})
 		return nil
 	}, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return nil, err
 	}
-	seqs := make([]int64, len(rp.ids))
-	for i, id := range rp.ids {
-		seqs[i] = id & MaxSeq
-	}
-	rp.onPath, rp.tip = Replayed(rp.records, seqs)
+	rp.onPath, rp.tip = p.Result(func(i int) int64 { return rp.ids[i] & MaxSeq })
 	return rp, nil
 }
 
@@ -111,7 +115,7 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			return false, err
 		}
 	}
-	if len(rp.records) == 0 {
+	if len(rp.ids) == 0 {
 		return true, nil
 	}
 	// The text goes both ways through the content view, which defines it:
@@ -130,9 +134,9 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 	defer closeAll(stmts)
 	setActive, unindex, readText, index := stmts[0], stmts[1], stmts[2], stmts[3]
 	changes := 0
-	for i := rp.next; i < len(rp.records); i++ {
-		rec := &rp.records[i]
-		if rec.Active == rp.onPath[i] {
+	for i := rp.next; i < len(rp.ids); i++ {
+		rec := &rp.flags[i]
+		if rec.active == rp.onPath[i] {
 			continue
 		}
 		if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
@@ -151,7 +155,7 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 		if !rp.onPath[i] {
 			// FTS5 reads the text to unindex from the content view: while
 			// the entry is still active.
-			if rec.Message {
+			if rec.message {
 				if err := unindex.Run(id); err != nil {
 					return false, err
 				}
@@ -159,14 +163,14 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			if err := setActive.Run(id, 0); err != nil {
 				return false, err
 			}
-			rec.Active = false
+			rec.active = false
 			continue
 		}
 		if err := setActive.Run(id, 1); err != nil {
 			return false, err
 		}
-		rec.Active = true
-		if !rec.Message {
+		rec.active = true
+		if !rec.message {
 			continue
 		}
 		var text string

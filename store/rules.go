@@ -56,20 +56,48 @@ func Appended(e transcript.Entry, seq int64, prev Tip, pending bool) Record {
 // Replayed replays a session's records (in seq order, with their seqs) and
 // returns which are on the active path and the session's tip.
 func Replayed(records []Record, seqs []int64) (onPath []bool, tip Tip) {
-	r := transcript.NewReplay()
-	tip = NoTip
+	var p Replayer
 	for _, rec := range records {
-		r.Append(rec.Entry())
-		if rec.Message {
-			tip.Messages++
-		}
+		p.Add(rec)
 	}
-	onPath = make([]bool, len(records))
-	for _, i := range r.Path() {
+	return p.Result(func(i int) int64 { return seqs[i] })
+}
+
+// A Replayer is Replayed one record at a time, so that a caller reading a
+// big session need not hold its records: what the path needs of each entry
+// is kept in the transcript.Replay.
+type Replayer struct {
+	r        *transcript.Replay
+	n        int
+	messages int64
+}
+
+// Add replays the next record.
+func (p *Replayer) Add(rec Record) {
+	if p.r == nil {
+		p.r = transcript.NewReplay()
+	}
+	p.r.Append(rec.Entry())
+	p.n++
+	if rec.Message {
+		p.messages++
+	}
+}
+
+// Result returns which of the records added are on the active path and the
+// session's tip; seq gives the seq of the record added i-th.
+func (p *Replayer) Result(seq func(i int) int64) (onPath []bool, tip Tip) {
+	tip = NoTip
+	tip.Messages = p.messages
+	onPath = make([]bool, p.n)
+	if p.r == nil {
+		return onPath, tip
+	}
+	for _, i := range p.r.Path() {
 		onPath[i] = true
 	}
-	if leaf, key := r.Leaf(); leaf >= 0 {
-		tip.Leaf, tip.Key = seqs[leaf], key
+	if leaf, key := p.r.Leaf(); leaf >= 0 {
+		tip.Leaf, tip.Key = seq(leaf), key
 	}
 	return onPath, tip
 }
