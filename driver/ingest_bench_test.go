@@ -183,15 +183,7 @@ func BenchmarkIngest(b *testing.B) {
 		if deferred {
 			insertDone := time.Since(start)
 			defer func() { b.ReportMetric(float64(insertDone.Milliseconds()), "insert-ms") }()
-			for {
-				res, err := driver.Reconcile(ctx, conn, time.Minute)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Pending == 0 {
-					break
-				}
-			}
+			reconcileAll(b, ctx, conn, time.Minute)
 		}
 		d := time.Since(start)
 		reportIndexed(b, conn, len(texts))

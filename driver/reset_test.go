@@ -101,15 +101,7 @@ func TestMigratePathVersion(t *testing.T) {
 	}
 	conn, _ := db.Conn(ctx)
 	defer conn.Close()
-	for {
-		res, err := driver.Reconcile(ctx, conn, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Pending == 0 {
-			break
-		}
-	}
+	reconcileAll(t, ctx, conn, time.Minute)
 	if _, err := db.MoveLeaf(ctx, key, "a"); err != nil {
 		t.Fatal(err)
 	}

@@ -68,15 +68,7 @@ func BenchmarkSearch(b *testing.B) {
 	tx.Commit()
 	loaded := time.Since(start)
 	start = time.Now()
-	for {
-		res, err := driver.Reconcile(ctx, conn, 10*time.Second)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Pending == 0 {
-			break
-		}
-	}
+	reconcileAll(b, ctx, conn, 10*time.Second)
 	b.Logf("%d messages in %d sessions: loaded in %v, indexed in %v", messages, sessions, loaded, time.Since(start))
 	conn.Close()
 
@@ -180,15 +172,7 @@ func BenchmarkSearchProject(b *testing.B) {
 	}
 	ins.Close()
 	tx.Commit()
-	for {
-		res, err := driver.Reconcile(ctx, conn, 10*time.Second)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Pending == 0 {
-			break
-		}
-	}
+	reconcileAll(b, ctx, conn, 10*time.Second)
 	conn.Close()
 	opts := driver.SearchOptions{Options: driver.Options{Caller: "agent:a:main", Visibility: "agent"}}
 	with := opts
