@@ -53,19 +53,10 @@ func Appended(e transcript.Entry, seq int64, prev Tip, pending bool) Record {
 	return r
 }
 
-// Replayed replays a session's records (in seq order, with their seqs) and
-// returns which are on the active path and the session's tip.
-func Replayed(records []Record, seqs []int64) (onPath []bool, tip Tip) {
-	var p Replayer
-	for _, rec := range records {
-		p.Add(rec)
-	}
-	return p.Result(func(i int) int64 { return seqs[i] })
-}
-
-// A Replayer is Replayed one record at a time, so that a caller reading a
-// big session need not hold its records: what the path needs of each entry
-// is kept in the transcript.Replay.
+// A Replayer replays a session's records one at a time, in seq order, and
+// tells which are on the active path and the session's tip; a caller
+// reading a big session need not hold its records: what the path needs of
+// each entry is kept in the transcript.Replay.
 type Replayer struct {
 	r        *transcript.Replay
 	n        int

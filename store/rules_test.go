@@ -108,9 +108,13 @@ func TestReplayedAndDiff(t *testing.T) {
 		{"no entries", nil, nil, []bool{}, NoTip, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			onPath, tip := Replayed(tc.records, tc.seqs)
+			var p Replayer
+			for _, r := range tc.records {
+				p.Add(r)
+			}
+			onPath, tip := p.Result(func(i int) int64 { return tc.seqs[i] })
 			if !reflect.DeepEqual(onPath, tc.onPath) || tip != tc.tip {
-				t.Errorf("Replayed = %v, %+v; want %v, %+v", onPath, tip, tc.onPath, tc.tip)
+				t.Errorf("Replayer = %v, %+v; want %v, %+v", onPath, tip, tc.onPath, tc.tip)
 			}
 			if got := Diff(tc.records, onPath); !reflect.DeepEqual(got, tc.changes) {
 				t.Errorf("Diff = %v, want %v", got, tc.changes)
