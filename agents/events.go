@@ -141,41 +141,63 @@ func Leaf(id, target string, t int64) []byte {
 // fields in that order, so that the same record always gives the same
 // event (a second import compares them byte for byte).
 func entry(typ, id string, p Parent, t int64, key string, value any) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"type":`)
-	b.Write(encode(typ))
+	w := newJSONWriter()
+	w.raw(`{"type":`)
+	w.value(typ)
 	if id != "" {
-		b.WriteString(`,"id":`)
-		b.Write(encode(id))
+		w.raw(`,"id":`)
+		w.value(id)
 	}
 	if p.set {
-		b.WriteString(`,"parentId":`)
+		w.raw(`,"parentId":`)
 		if p.id == "" {
-			b.WriteString("null")
+			w.raw("null")
 		} else {
-			b.Write(encode(p.id))
+			w.value(p.id)
 		}
 	}
 	if t != 0 {
-		b.WriteString(`,"timestamp":`)
-		b.Write(encode(isoTime(t)))
+		w.raw(`,"timestamp":`)
+		w.value(isoTime(t))
 	}
-	b.WriteString(`,`)
-	b.Write(encode(key))
-	b.WriteString(`:`)
-	b.Write(encode(value))
-	b.WriteString(`}`)
-	return b.Bytes()
+	w.raw(`,`)
+	w.value(key)
+	w.raw(`:`)
+	w.value(value)
+	w.raw(`}`)
+	return w.b.Bytes()
 }
 
+// encode is the JSON of v as the events write it: no HTML escaping, no
+// trailing newline.
 func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	w := newJSONWriter()
+	w.value(v)
+	return w.b.Bytes()
+}
+
+// A jsonWriter builds one event in one buffer, with one encoder for all its
+// values.
+type jsonWriter struct {
+	b   bytes.Buffer
+	enc *json.Encoder
+}
+
+func newJSONWriter() *jsonWriter {
+	w := &jsonWriter{}
+	w.enc = json.NewEncoder(&w.b)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+func (w *jsonWriter) raw(s string) { w.b.WriteString(s) }
+
+// value appends v's JSON; Encode ends it with a newline, which goes.
+func (w *jsonWriter) value(v any) {
+	if err := w.enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("agents: encoding %T: %v", v, err)) // only our own types are encoded
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	w.b.Truncate(w.b.Len() - 1)
 }
 
 func isoTime(ms int64) string {
