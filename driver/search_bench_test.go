@@ -3,13 +3,13 @@ package driver_test
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 )
@@ -20,10 +20,7 @@ import (
 // (MATCH ... ORDER BY rank LIMIT 10). Reports p50 and p99 of both and the
 // ratio of their means.
 func BenchmarkSearch(b *testing.B) {
-	messages := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("SESSIONSEARCH_BENCH_MESSAGES")); err == nil && v > 0 {
-		messages = v
-	}
+	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_MESSAGES", 1_000_000)
 	const sessions = 2000
 	db, ctx := openStore(b)
 	r := rand.New(rand.NewSource(1))

@@ -10,11 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	gosync "sync"
 	"testing"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
 
 	"github.com/sessionsearch/sessionsearch/importer"
 	"github.com/sessionsearch/sessionsearch/syncer"
@@ -55,13 +56,8 @@ var large struct {
 
 func largeState(b *testing.B) (string, int64) {
 	b.Helper()
+	mb := benchenv.Int(b, "SESSIONSEARCH_SYNC_BENCH_MB", 200)
 	large.once.Do(func() {
-		mb := 200
-		if v := os.Getenv("SESSIONSEARCH_SYNC_BENCH_MB"); v != "" {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				mb = n
-			}
-		}
 		dir, err := os.MkdirTemp("", "sync-bench-")
 		if err != nil {
 			large.err = err

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
 )
 
 // BenchmarkImport runs the built binary's import on a generated state
@@ -17,14 +17,7 @@ import (
 // resident memory of the process. SESSIONSEARCH_BENCH_MB sets the size of
 // the directory (default 50); memory must not grow with it.
 func BenchmarkImport(b *testing.B) {
-	mb := 50
-	if v := os.Getenv("SESSIONSEARCH_BENCH_MB"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("SESSIONSEARCH_BENCH_MB must be a positive number of MB, got %q", v)
-		}
-		mb = n
-	}
+	mb := benchenv.Int(b, "SESSIONSEARCH_BENCH_MB", 50)
 	state := b.TempDir()
 	size, files := writeStateDir(b, state, int64(mb)<<20, 1<<20, 1)
 	b.Logf("state directory: %d transcripts, %.1f MB", files, float64(size)/1e6)
