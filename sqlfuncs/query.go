@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,6 +35,30 @@ const MatchNothing = `""`
 //     gets "*" after its closing quote.
 //   - If no term is kept the result is MatchNothing.
 func MatchExpr(query string, prefix bool, hasTokens func(term string) bool) (string, error) {
+	terms, err := QueryTerms(query, hasTokens)
+	if err != nil {
+		return "", err
+	}
+	if len(terms) == 0 {
+		return MatchNothing, nil
+	}
+	var b strings.Builder
+	for i, term := range terms {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(term, `"`, `""`))
+		b.WriteByte('"')
+	}
+	if prefix {
+		b.WriteByte('*')
+	}
+	return b.String(), nil
+}
+
+// checkQuery trims a query and checks its length.
+func checkQuery(query string) (string, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
 		return "", errors.New("query must not be empty")
@@ -43,24 +66,5 @@ func MatchExpr(query string, prefix bool, hasTokens func(term string) bool) (str
 	if n := utf8.RuneCountInString(query); n > MaxQueryChars {
 		return "", fmt.Errorf("query must be at most %d characters, got %d", MaxQueryChars, n)
 	}
-	terms := strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || r == 0 })
-	var b strings.Builder
-	for _, term := range terms {
-		if hasTokens != nil && !hasTokens(term) {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(term, `"`, `""`))
-		b.WriteByte('"')
-	}
-	if b.Len() == 0 {
-		return MatchNothing, nil
-	}
-	if prefix {
-		b.WriteByte('*')
-	}
-	return b.String(), nil
+	return query, nil
 }

@@ -99,11 +99,23 @@ func oddRegionalRun(s string) bool {
 // leaking: the window can only cut between masks, never through a secret.
 // maxChars <= 0 means no cut (the whole redacted text).
 func Snippet(text string, matches []Range, maxChars int) string {
-	red, masks, hits := redactKeepingRanges(text, matches)
+	return SnippetOf(text, maxChars, func() []Range { return matches })
+}
+
+// SnippetOf is Snippet with the matches computed only when the redacted
+// text is longer than maxChars: a text that fits is the snippet whatever
+// its matches.
+func SnippetOf(text string, maxChars int, matches func() []Range) string {
+	spans := redact.Secrets(text)
+	red := text
+	if len(spans) > 0 {
+		red = redact.Apply(text, spans)
+	}
 	n := utf8.RuneCountInString(red)
 	if maxChars <= 0 || n <= maxChars {
 		return red
 	}
+	masks, hits := keepRanges(text, spans, matches())
 	// From here on, positions count characters.
 	bounds := make([]int, 0, 2*(len(hits)+len(masks)))
 	for _, r := range hits {
@@ -138,15 +150,10 @@ func Snippet(text string, matches []Range, maxChars int) string {
 	return s.String()
 }
 
-// redactKeepingRanges redacts text and returns the masks and the matches in
-// byte offsets of the redacted text, the matches sorted. A match that
-// touches a secret grows to cover its whole mask.
-func redactKeepingRanges(text string, matches []Range) (red string, masks, hits []Range) {
-	spans := redact.Secrets(text)
-	red = text
-	if len(spans) > 0 {
-		red = redact.Apply(text, spans)
-	}
+// keepRanges returns the masks of the secrets spans of text and the
+// matches in byte offsets of the redacted text, the matches sorted. A match
+// that touches a secret grows to cover its whole mask.
+func keepRanges(text string, spans []redact.Span, matches []Range) (masks, hits []Range) {
 	// shift[i] is how far the text after spans[i] moved.
 	shift := make([]int, len(spans))
 	masks = make([]Range, len(spans))
@@ -178,7 +185,7 @@ func redactKeepingRanges(text string, matches []Range) (red string, masks, hits 
 		hits = append(hits, Range{s, max(s, e)})
 	}
 	slices.SortFunc(hits, func(a, b Range) int { return cmp.Compare(a.Start, b.Start) })
-	return red, masks, hits
+	return masks, hits
 }
 
 // runeIndexes converts byte offsets of s, in any order, to character

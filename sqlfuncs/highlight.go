@@ -1,0 +1,148 @@
+package sqlfuncs
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+)
+
+// Where a query matches in a text: the byte ranges a snippet is centred on
+// and shows (docs/search.md Q14). They are the phrase instances FTS5 reports
+// through its auxiliary API (xInst) for the expression MatchExpr builds,
+// computed here from the tokens instead, so that a snippet needs no second
+// FTS5 lookup of its row:
+//
+//   - Each kept term of the query is a phrase: its tokens in query mode,
+//     where a token flagged colocated is another spelling of the term
+//     before it (FTS5's synonyms). With prefix, the last term of the last
+//     phrase matches any token that starts with one of its spellings.
+//   - The text's tokens have positions: each token that is not colocated
+//     starts a new one (the first token always has position 0), and a
+//     colocated token shares the position before it, as FTS5 numbers them
+//     when it indexes.
+//   - A phrase of n terms matches at position p when, for each i < n, a
+//     token at position p+i equals a spelling of term i. (FTS5 cuts tokens
+//     to 32,768 bytes; a query of at most MaxQueryChars characters has no
+//     token that long, so the cut changes no match and is not made here.)
+//   - The instances are ordered by position, and at one position by the
+//     phrase's order in the query. An instance covers the bytes from the
+//     start of the first non-colocated token at p to the end of the one at
+//     p+n-1 (the last one in the text if the phrase runs past it).
+
+// Token is one token of a text or query term: its folded bytes, the byte
+// range of the text it came from, and whether it is colocated with the
+// token before it.
+type Token struct {
+	Text       []byte
+	Start, End int
+	Colocated  bool
+}
+
+// Phrase is one kept term of a query as FTS5 matches it: for each of its
+// positions, the spellings a token there may have; Prefix when its last
+// position matches by prefix.
+type Phrase struct {
+	Terms  [][][]byte
+	Prefix bool
+}
+
+// QueryTerms returns the terms of a query that MatchExpr keeps, in order:
+// the query split on Unicode white space and NUL, without the terms for
+// which hasTokens is false (nil keeps every term). It checks the query as
+// MatchExpr does.
+func QueryTerms(query string, hasTokens func(term string) bool) ([]string, error) {
+	query, err := checkQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	var kept []string
+	for _, term := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || r == 0 }) {
+		if hasTokens == nil || hasTokens(term) {
+			kept = append(kept, term)
+		}
+	}
+	return kept, nil
+}
+
+// Phrases returns the phrases of a query: each kept term tokenized in query
+// mode by tokenize, which returns the term's tokens (valid until its next
+// call); with prefix, the last phrase matches by prefix.
+func Phrases(query string, prefix bool, tokenize func(term string) []Token) ([]Phrase, error) {
+	var phrases []Phrase
+	terms, err := QueryTerms(query, func(term string) bool { return len(tokenize(term)) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	for _, term := range terms {
+		var p Phrase
+		for _, t := range tokenize(term) {
+			spelling := bytes.Clone(t.Text)
+			if t.Colocated && len(p.Terms) > 0 {
+				last := len(p.Terms) - 1
+				p.Terms[last] = append(p.Terms[last], spelling)
+			} else {
+				p.Terms = append(p.Terms, [][]byte{spelling})
+			}
+		}
+		phrases = append(phrases, p)
+	}
+	if prefix && len(phrases) > 0 {
+		phrases[len(phrases)-1].Prefix = true
+	}
+	return phrases, nil
+}
+
+// Matches returns the ranges of the phrases' instances in a text of the
+// given tokens, in FTS5's order (see above).
+func Matches(tokens []Token, phrases []Phrase) []Range {
+	// The tokens at each position, and the byte range of each position's
+	// first non-colocated token.
+	var at [][]int // token indexes by position
+	var starts, ends []int
+	for i, t := range tokens {
+		if !t.Colocated || len(at) == 0 {
+			at = append(at, nil)
+		}
+		at[len(at)-1] = append(at[len(at)-1], i)
+		if !t.Colocated {
+			starts, ends = append(starts, t.Start), append(ends, t.End)
+		}
+	}
+	matchesAt := func(p Phrase, pos int) bool {
+		for i, spellings := range p.Terms {
+			if pos+i >= len(at) || !anySpelling(tokens, at[pos+i], spellings, p.Prefix && i == len(p.Terms)-1) {
+				return false
+			}
+		}
+		return true
+	}
+	var out []Range
+	for pos := range at {
+		for _, p := range phrases {
+			if len(p.Terms) == 0 || !matchesAt(p, pos) {
+				continue
+			}
+			// As the C side maps an instance: by the non-colocated tokens.
+			if pos >= len(starts) {
+				continue
+			}
+			last := min(pos+len(p.Terms)-1, len(ends)-1)
+			out = append(out, Range{starts[pos], ends[last]})
+		}
+	}
+	return out
+}
+
+// anySpelling reports whether one of the tokens at indexes idx equals one
+// of the spellings, or starts with one when prefix.
+func anySpelling(tokens []Token, idx []int, spellings [][]byte, prefix bool) bool {
+	for _, i := range idx {
+		text := tokens[i].Text
+		for _, s := range spellings {
+			if bytes.Equal(text, s) || prefix && bytes.HasPrefix(text, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
