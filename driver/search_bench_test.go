@@ -1,87 +1,57 @@
 package driver_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sessionsearch/sessionsearch/internal/benchenv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/internal/benchdata"
+	"github.com/sessionsearch/sessionsearch/internal/benchenv"
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
-// BenchmarkSearch: two-word searches over SESSIONSEARCH_BENCH_MESSAGES
-// messages (default 1,000,000) in 2,000 sessions of 5 agents, with tree
-// visibility, against the bare FTS5 query on the same index
-// (MATCH ... ORDER BY rank LIMIT 10). Reports p50 and p99 of both and the
-// ratio of their means.
+// BenchmarkSearch: sessions_search against the bare FTS5 query on the same
+// index (MATCH ... ORDER BY rank LIMIT 10), over SESSIONSEARCH_BENCH_MESSAGES
+// messages (default 1,000,000) of real text: translated strings of the
+// gettext catalogs of 18 languages in 2,000 sessions of 5 agents, each
+// session in one language. Query classes (searchQueries): a rare word, a
+// common word, two words of one message, and a CJK substring inside a run;
+// callers: a session with a spawn tree under "tree" visibility, and an
+// agent's main session (which sees all its agent's sessions). For each class
+// and caller it reports the ratio of the means and of the p99s,
+// search/bare. SESSIONSEARCH_BENCH_DB names a file to keep the built
+// database in and reuse on the next run (building 1M messages takes
+// minutes); it is rebuilt when its size differs.
 func BenchmarkSearch(b *testing.B) {
 	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_MESSAGES", 1_000_000)
-	const sessions = 2000
-	db, ctx := openStore(b)
-	r := rand.New(rand.NewSource(1))
-	// A vocabulary with a Zipf-like spread of word frequencies.
-	vocab := make([]string, 20000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("w%x", i*7919%104729)
+	db, texts := searchCorpus(b, messages)
+	queries := searchQueries(texts, rand.New(rand.NewSource(2)))
+	bare, err := db.Prepare(`SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 ORDER BY rank LIMIT 10`)
+	if err != nil {
+		b.Fatal(err)
 	}
-	zipf := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
-	conn, _ := db.Conn(ctx)
-	driver.DeferIndexing(ctx, conn, true)
-	start := time.Now()
-	tx, _ := conn.BeginTx(ctx, nil)
-	ins, _ := tx.Prepare(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
-	keys := make([]string, sessions)
-	for s := range sessions {
-		agent := s % 5
-		keys[s] = fmt.Sprintf("agent:a%d:s%d", agent, s)
-		if s < 5 {
-			keys[s] = fmt.Sprintf("agent:a%d:main", agent)
-		}
-		spawnedBy := ""
-		if s >= 5 && r.Intn(2) == 0 {
-			spawnedBy = keys[r.Intn(s)]
-		}
-		if err := driver.AddSession(ctx, tx, driver.Session{Key: keys[s], SpawnedBy: spawnedBy}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for m := range messages {
-		s := m % sessions
-		seq := m / sessions
-		var words []string
-		for range 8 + r.Intn(24) {
-			words = append(words, vocab[zipf.Uint64()])
-		}
-		if _, err := ins.Exec(keys[s], seq, string(message(fmt.Sprintf("m%d", seq), parentID(seq), "user", strings.Join(words, " "), int64(m)))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	ins.Close()
-	tx.Commit()
-	loaded := time.Since(start)
-	start = time.Now()
-	reconcileAll(b, ctx, conn, 10*time.Second)
-	b.Logf("%d messages in %d sessions: loaded in %v, indexed in %v", messages, sessions, loaded, time.Since(start))
-	conn.Close()
-
-	// Queries: two words of middling frequency.
-	var queries []string
-	for range 200 {
-		queries = append(queries, vocab[1+r.Intn(200)]+" "+vocab[1+r.Intn(2000)])
-	}
-	caller := keys[7] // a session with a spawn tree, tree visibility
-	bare, _ := db.Prepare(`SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 ORDER BY rank LIMIT 10`)
 	search, _ := db.Prepare(`SELECT sessions_search(?1, ?2)`)
-	opts := `{"caller":"` + caller + `","visibility":"tree"}`
-	var tBare, tSearch []time.Duration
-	b.ResetTimer()
-	runBare := func(q string) {
-		expr := `"` + strings.ReplaceAll(q, " ", `" AND "`) + `"`
+	callers := []struct{ name, options string }{
+		{"tree", `{"caller":"` + benchSessionKey(7) + `","visibility":"tree"}`},
+		{"main", `{"caller":"` + benchSessionKey(0) + `"}`},
+	}
+	type timing struct{ bare, search []time.Duration }
+	times := map[string]*timing{}
+	run := func(q searchQuery, options string, t *timing) {
+		expr, err := sqlfuncs.MatchExpr(q.text, false, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
 		t0 := time.Now()
 		rows, err := bare.Query(expr)
 		if err != nil {
@@ -90,55 +60,248 @@ func BenchmarkSearch(b *testing.B) {
 		for rows.Next() {
 		}
 		rows.Close()
-		tBare = append(tBare, time.Since(t0))
-	}
-	runSearch := func(q string) {
-		t0 := time.Now()
+		t1 := time.Now()
 		var js string
-		if err := search.QueryRow(q, opts).Scan(&js); err != nil {
+		if err := search.QueryRow(q.text, options).Scan(&js); err != nil {
 			b.Fatal(err)
 		}
-		tSearch = append(tSearch, time.Since(t0))
+		t2 := time.Now()
+		t.bare = append(t.bare, t1.Sub(t0))
+		t.search = append(t.search, t2.Sub(t1))
 	}
+	b.ResetTimer()
 	for b.Loop() {
-		for i, q := range queries {
-			// Alternate which runs first, so that neither always finds the
-			// pages the other just read.
-			if i%2 == 0 {
-				runBare(q)
-				runSearch(q)
-			} else {
-				runSearch(q)
-				runBare(q)
+		for _, c := range callers {
+			for _, q := range queries {
+				name := q.class + "-" + c.name
+				if times[name] == nil {
+					times[name] = &timing{}
+				}
+				run(q, c.options, times[name])
 			}
 		}
 	}
 	b.StopTimer()
-	pct := func(ds []time.Duration, p float64) float64 {
-		s := append([]time.Duration(nil), ds...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-		return float64(s[int(p*float64(len(s)-1))].Microseconds()) / 1000
+	var all timing
+	for name, t := range times {
+		b.ReportMetric(mean(t.search)/mean(t.bare), name+"-mean/bare")
+		b.ReportMetric(percentile(t.search, 0.99)/percentile(t.bare, 0.99), name+"-p99/bare")
+		all.bare = append(all.bare, t.bare...)
+		all.search = append(all.search, t.search...)
 	}
-	mean := func(ds []time.Duration) float64 {
-		var t time.Duration
-		for _, d := range ds {
-			t += d
-		}
-		return float64(t.Microseconds()) / 1000 / float64(len(ds))
-	}
-	b.ReportMetric(pct(tBare, 0.5), "bare-p50-ms")
-	b.ReportMetric(pct(tBare, 0.99), "bare-p99-ms")
-	b.ReportMetric(pct(tSearch, 0.5), "search-p50-ms")
-	b.ReportMetric(pct(tSearch, 0.99), "search-p99-ms")
-	b.ReportMetric(mean(tSearch)/mean(tBare), "search/bare")
-	_ = filepath.Join
+	b.ReportMetric(percentile(all.bare, 0.5), "bare-p50-ms")
+	b.ReportMetric(percentile(all.bare, 0.99), "bare-p99-ms")
+	b.ReportMetric(percentile(all.search, 0.5), "search-p50-ms")
+	b.ReportMetric(percentile(all.search, 0.99), "search-p99-ms")
+	b.ReportMetric(mean(all.search)/mean(all.bare), "search/bare")
 }
 
-func parentID(seq int) string {
-	if seq == 0 {
-		return ""
+// percentile is the p-th quantile of ds in milliseconds.
+func percentile(ds []time.Duration, p float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[int(p*float64(len(s)-1))].Microseconds()) / 1000
+}
+
+// mean is the mean of ds in milliseconds.
+func mean(ds []time.Duration) float64 {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
 	}
-	return fmt.Sprintf("m%d", seq-1)
+	return float64(t.Microseconds()) / 1000 / float64(len(ds))
+}
+
+// searchLanguages are the catalogs BenchmarkSearch's sessions are written in.
+var searchLanguages = []string{"en_GB", "de", "fr", "es", "it", "pt_BR", "pl", "tr", "vi", "ru", "uk", "el", "ar", "he", "hi", "ja", "zh_CN", "ko", "th"}
+
+// benchSessionKey is the key of session s of searchCorpus: agents a0..a4,
+// sessions 0..4 their main sessions.
+func benchSessionKey(s int) string {
+	if s < 5 {
+		return fmt.Sprintf("agent:a%d:main", s)
+	}
+	return fmt.Sprintf("agent:a%d:s%d", s%5, s)
+}
+
+// searchCorpus returns a store of messages messages in 2,000 sessions, and
+// each message's text and language. Half the sessions after the main ones
+// were spawned by an earlier session. Each message is 1-6 strings of its
+// session's catalog.
+func searchCorpus(b testing.TB, messages int) (*driver.DB, []corpusText) {
+	const sessions = 2000
+	r := rand.New(rand.NewSource(1))
+	catalogs := make([][]string, len(searchLanguages))
+	for i, lang := range searchLanguages {
+		catalogs[i] = need(b, "the gettext catalog of "+lang, benchdata.Catalogs(lang))
+	}
+	texts := make([]corpusText, messages)
+	for m := range texts {
+		lang := (m % sessions) % len(searchLanguages)
+		var parts []string
+		for range 1 + r.Intn(6) {
+			parts = append(parts, catalogs[lang][r.Intn(len(catalogs[lang]))])
+		}
+		texts[m] = corpusText{lang: searchLanguages[lang], text: strings.Join(parts, "\n")}
+	}
+	path := os.Getenv("SESSIONSEARCH_BENCH_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "search.db")
+	}
+	if db, err := driver.Open(path); err == nil {
+		var n int
+		if db.QueryRow(`SELECT count(*) FROM transcript_events`).Scan(&n); n == messages {
+			b.Cleanup(func() { db.Close() })
+			return db, texts
+		}
+		db.Close()
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	db, err := driver.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if _, err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	conn, _ := db.Conn(ctx)
+	defer conn.Close()
+	driver.DeferIndexing(ctx, conn, true)
+	start := time.Now()
+	tx, _ := conn.BeginTx(ctx, nil)
+	ins, _ := tx.Prepare(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
+	for s := range sessions {
+		spawnedBy := ""
+		if s >= 5 && r.Intn(2) == 0 {
+			spawnedBy = benchSessionKey(r.Intn(s))
+		}
+		if err := driver.AddSession(ctx, tx, driver.Session{Key: benchSessionKey(s), SpawnedBy: spawnedBy}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for m, t := range texts {
+		s, seq := m%sessions, m/sessions
+		role := []string{"user", "assistant"}[seq%2]
+		text, _ := json.Marshal(t.text)
+		ev := fmt.Sprintf(`{"type":"message","id":"m%d","parentId":%s,"timestamp":%d,"message":{"role":%q,"content":%s}}`, seq, parentOf(seq), m, role, text)
+		if _, err := ins.Exec(benchSessionKey(s), seq, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ins.Close()
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	loaded := time.Since(start)
+	start = time.Now()
+	reconcileAll(b, ctx, conn, 10*time.Second)
+	b.Logf("%d messages in %d sessions: loaded in %v, indexed in %v", messages, sessions, loaded, time.Since(start))
+	return db, texts
+}
+
+// corpusText is one message of searchCorpus.
+type corpusText struct{ lang, text string }
+
+// searchQuery is one query of BenchmarkSearch and its class.
+type searchQuery struct{ class, text string }
+
+// searchQueries draws 40 queries of each class from the corpus by document
+// frequency: "rare" a word in 2-10 messages, "common" one of the 30 most
+// frequent words of a language, "two" two words of one message each in at
+// least 50, "cjk" two Han, Kana or Hangul letters inside a longer run, in at
+// least 5. Words are letter runs of space-separated scripts, lower-cased;
+// Thai and CJK text gives none.
+func searchQueries(texts []corpusText, r *rand.Rand) []searchQuery {
+	df := map[string]int{}
+	lang := map[string]string{}
+	cjkDF := map[string]int{}
+	wordsOf := func(t corpusText) []string {
+		if t.lang == "ja" || t.lang == "zh_CN" || t.lang == "th" {
+			return nil
+		}
+		return strings.FieldsFunc(strings.ToLower(t.text), func(c rune) bool { return !unicode.IsLetter(c) })
+	}
+	cjkPairs := func(t corpusText) []string {
+		var pairs []string
+		rs := []rune(t.text)
+		for i := 0; i+2 < len(rs); i++ {
+			if cjkLetter(rs[i]) && cjkLetter(rs[i+1]) && cjkLetter(rs[i+2]) && (i == 0 || cjkLetter(rs[i-1])) {
+				pairs = append(pairs, string(rs[i:i+2]))
+			}
+		}
+		return pairs
+	}
+	for _, t := range texts {
+		seen := map[string]bool{}
+		for _, w := range wordsOf(t) {
+			if utf8.RuneCountInString(w) > 2 && !seen[w] {
+				seen[w] = true
+				df[w]++
+				lang[w] = t.lang
+			}
+		}
+		for _, p := range cjkPairs(t) {
+			if !seen[p] {
+				seen[p] = true
+				cjkDF[p]++
+			}
+		}
+	}
+	sorted := func(m map[string]int, keep func(string, int) bool) []string {
+		var out []string
+		for w, n := range m {
+			if keep(w, n) {
+				out = append(out, w)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	pick := func(class string, from []string) []searchQuery {
+		var qs []searchQuery
+		for range 40 {
+			if len(from) > 0 {
+				qs = append(qs, searchQuery{class, from[r.Intn(len(from))]})
+			}
+		}
+		return qs
+	}
+	rare := sorted(df, func(_ string, n int) bool { return n >= 2 && n <= 10 })
+	byLang := map[string][]string{}
+	for _, w := range sorted(df, func(string, int) bool { return true }) {
+		byLang[lang[w]] = append(byLang[lang[w]], w)
+	}
+	var common []string
+	for _, ws := range byLang {
+		slices.SortStableFunc(ws, func(a, b string) int { return df[b] - df[a] })
+		common = append(common, ws[:min(30, len(ws))]...)
+	}
+	slices.Sort(common)
+	var two []string
+	for len(two) < 40 {
+		t := texts[r.Intn(len(texts))]
+		var ws []string
+		for _, w := range wordsOf(t) {
+			if df[w] >= 50 && !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) >= 2 {
+			two = append(two, ws[0]+" "+ws[len(ws)-1])
+		}
+	}
+	qs := append(pick("rare", rare), pick("common", common)...)
+	qs = append(qs, pick("two", two)...)
+	return append(qs, pick("cjk", sorted(cjkDF, func(_ string, n int) bool { return n >= 5 }))...)
+}
+
+// cjkLetter reports whether c is a Han, Hiragana, Katakana or Hangul letter.
+func cjkLetter(c rune) bool {
+	return unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // BenchmarkSearchProject: the project option (docs/search.md Q19) against
