@@ -422,6 +422,7 @@ int ss_busy_sql(sqlite3 *db, const char **out, int max) {
   return n;
 }
 void ss_result_text(sqlite3_context *ctx, const char *p, int n) { sqlite3_result_text(ctx, p, n, SQLITE_TRANSIENT); }
+void ss_result_blob(sqlite3_context *ctx, const void *p, int n) { sqlite3_result_blob(ctx, p ? p : "", n, SQLITE_TRANSIENT); }
 void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v) { sqlite3_result_int64(ctx, v); }
 void ss_result_null(sqlite3_context *ctx) { sqlite3_result_null(ctx); }
 void ss_result_error(sqlite3_context *ctx, const char *p, int n, int code) {

@@ -67,6 +67,7 @@ sqlite3 *ss_context_db(sqlite3_context *ctx);
    returns how many. */
 int ss_busy_sql(sqlite3 *db, const char **out, int max);
 void ss_result_text(sqlite3_context *ctx, const char *p, int n);
+void ss_result_blob(sqlite3_context *ctx, const void *p, int n);
 void ss_result_int64(sqlite3_context *ctx, sqlite3_int64 v);
 void ss_result_null(sqlite3_context *ctx);
 void ss_result_error(sqlite3_context *ctx, const char *p, int n, int code);

@@ -52,6 +52,8 @@ var functions = []function{
 	{"redact_snippet", -1, deterministic | innocuous, fnRedactSnippet},
 	{"sessions_match", -1, deterministic | innocuous, fnMatch},
 	{"session_visible", -1, 0, fnSessionVisible},
+	{"sessions_searchable", 3, 0, fnSessionsSearchable},
+	{"sessions_snippet", 4, deterministic | innocuous, fnSessionsSnippet},
 	{"sessions_search", 2, 0, fnSessionsSearch},
 	{"sessions_history", 2, 0, fnSessionsHistory},
 	// The transcript store (store.go).

@@ -14,6 +14,7 @@ import (
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/store"
+	"github.com/sessionsearch/sessionsearch/tokenizer"
 )
 
 // Search and history: the rules are in package sqlfuncs; these functions
@@ -24,9 +25,29 @@ import (
 // filters with the very policy the options gave, not a copy re-encoded.
 
 // visibility returns the decision of a policy: the store's, cached on the
-// connection while the database is unchanged.
-func visibility(c *call, db conn, policy sqlfuncs.Policy) (func(string) bool, error) {
+// connection while the database is unchanged. Call it inside snapshot.
+func visibility(c *call, db conn, policy sqlfuncs.Policy) (*store.Decision, error) {
 	return c.state.store.Visibility(db, db.version(), policy)
+}
+
+// snapshotSQL holds a read transaction while it is stepped and not reset.
+const snapshotSQL = `PRAGMA data_version`
+
+// snapshot holds a read transaction on db until done: what the call reads
+// is one version of the database, and db.version() names it. A function
+// called by a statement that reads no table (SELECT sessions_search(...))
+// runs outside any transaction, where the version SQLite reports is the
+// one of the last transaction and misses other connections' commits since.
+func snapshot(c *call, db conn) (done func(), err error) {
+	s, done, err := c.state.keptStatement(db, snapshotSQL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.step(); err != nil {
+		done()
+		return nil, err
+	}
+	return done, nil
 }
 
 // visibleCache is one caller's visibility, kept for the rest of the
@@ -39,14 +60,14 @@ type visibleCache struct {
 // fnSessionVisible: session_visible(caller_key, target_key [, options_json])
 // → 1 or 0. The caller's visibility is computed once per statement. Inside
 // sessions_search the options argument is the search's own decision, bound
-// as a pointer (boundVisible).
+// as a pointer (boundDecision).
 func fnSessionVisible(c *call) error {
 	if err := c.argCount(2, 3, "(caller_key, target_key [, options_json])"); err != nil {
 		return err
 	}
 	caller, target, js := c.text(0), c.text(1), c.text(2)
-	if visible := c.boundVisible(2); visible != nil {
-		c.resultInt(boolInt(visible(target)))
+	if d := c.boundDecision(2); d != nil {
+		c.resultInt(boolInt(d.Visible(target)))
 		return nil
 	}
 	if cached, ok := c.auxdata(0).(*visibleCache); ok && cached.caller == caller && cached.options == js {
@@ -57,25 +78,60 @@ func fnSessionVisible(c *call) error {
 	if err != nil {
 		return err
 	}
-	visible, err := visibility(c, c.conn(), policy)
+	done, err := snapshot(c, c.conn())
 	if err != nil {
 		return err
 	}
-	c.setAuxdata(0, &visibleCache{caller, js, visible})
-	c.resultInt(boolInt(visible(target)))
+	defer done()
+	d, err := visibility(c, c.conn(), policy)
+	if err != nil {
+		return err
+	}
+	c.setAuxdata(0, &visibleCache{caller, js, d.Visible})
+	c.resultInt(boolInt(d.Visible(target)))
 	return nil
 }
 
-// bindVisible binds a visibility decision to parameter name of s as an SQL
+// fnSessionsSearchable: sessions_searchable(caller_key, options_json,
+// session_key) → BLOB: one byte per session number, 1 where a search by the
+// caller reads the session (visible and not pending), only session_key's
+// when it is not NULL (docs/search.md Q17). Inside sessions_search the
+// options argument is the search's own decision, bound as a pointer.
+func fnSessionsSearchable(c *call) error {
+	d := c.boundDecision(1)
+	db := c.conn()
+	if d == nil {
+		policy, err := sqlfuncs.ParseVisibilityOptions(c.text(0), c.text(1))
+		if err != nil {
+			return err
+		}
+		done, err := snapshot(c, db)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if d, err = visibility(c, db, policy); err != nil {
+			return err
+		}
+	}
+	mask, err := d.Searchable(db, c.text(2))
+	if err != nil {
+		return err
+	}
+	c.resultBlob(mask)
+	return nil
+}
+
+// bindDecision binds a visibility decision to parameter name of s as an SQL
 // pointer value; release after the statement is finalized.
-func (s *stmt) bindVisible(name string, visible func(string) bool) (release func(), err error) {
+func (s *stmt) bindDecision(name string, d *store.Decision) (release func(), err error) {
 	cname := C.CString(name)
 	i := C.ss_bind_parameter_index(s.s, cname)
 	C.free(unsafe.Pointer(cname))
 	if i == 0 {
 		return nil, fmt.Errorf("bind: no parameter %s", name)
 	}
-	h := cgo.NewHandle(visible)
+	h := cgo.NewHandle(d)
 	if rc := C.ss_bind_visible(s.s, i, C.uintptr_t(h)); rc != sqliteOK {
 		h.Delete()
 		return nil, s.c.errorf(rc, "bind %s", name)
@@ -83,9 +139,9 @@ func (s *stmt) bindVisible(name string, visible func(string) bool) (release func
 	return h.Delete, nil
 }
 
-// boundVisible returns the decision bound to argument i by bindVisible, or
-// nil when the argument is not such a pointer.
-func (c *call) boundVisible(i int) func(string) bool {
+// boundDecision returns the decision bound to argument i by bindDecision,
+// or nil when the argument is not such a pointer.
+func (c *call) boundDecision(i int) *store.Decision {
 	if i >= len(c.args) {
 		return nil
 	}
@@ -93,12 +149,71 @@ func (c *call) boundVisible(i int) func(string) bool {
 	if h == 0 {
 		return nil
 	}
-	return cgo.Handle(h).Value().(func(string) bool)
+	return cgo.Handle(h).Value().(*store.Decision)
+}
+
+// snippetQuery is the phrases of sessions_snippet's query, kept for the
+// rest of the statement on its query argument.
+type snippetQuery struct {
+	query   string
+	prefix  bool
+	phrases []sqlfuncs.Phrase
+}
+
+// fnSessionsSnippet: sessions_snippet(text, query, prefix, max_chars) →
+// the snippet sessions_search shows for a text it found with the query
+// (docs/search.md Q14): the masked window of at most max_chars characters
+// around the query's matches.
+func fnSessionsSnippet(c *call) error {
+	maxChars, err := c.int(3, "max_chars")
+	if err != nil {
+		return err
+	}
+	if maxChars < 1 {
+		return fmt.Errorf("max_chars must be at least 1, got %d", maxChars)
+	}
+	if c.isNull(0) {
+		c.resultNull()
+		return nil
+	}
+	query, prefix := c.text(1), false
+	if !c.isNull(2) {
+		v, err := c.int(2, "prefix")
+		if err != nil {
+			return err
+		}
+		prefix = v != 0
+	}
+	out := outputs.Get()
+	defer outputs.Put(out)
+	var tokens []sqlfuncs.Token
+	tokenize := func(text string, query bool) []sqlfuncs.Token {
+		tokenizer.Options{}.Tokenize([]byte(text), query, out)
+		tokens = tokens[:0]
+		for _, t := range out.Tokens {
+			tokens = append(tokens, sqlfuncs.Token{Text: out.Text(t), Start: int(t.Start), End: int(t.End), Colocated: t.Flags&tokenizer.Colocated != 0})
+		}
+		return tokens
+	}
+	q, ok := c.auxdata(1).(*snippetQuery)
+	if !ok || q.query != query || q.prefix != prefix {
+		phrases, err := sqlfuncs.Phrases(query, prefix, func(term string) []sqlfuncs.Token { return tokenize(term, true) })
+		if err != nil {
+			return err
+		}
+		q = &snippetQuery{query, prefix, phrases}
+		c.setAuxdata(1, q)
+	}
+	text := c.text(0)
+	c.resultText(sqlfuncs.SnippetOf(text, int(maxChars), func() []sqlfuncs.Range {
+		return sqlfuncs.Matches(tokenize(text, false), q.phrases)
+	}))
+	return nil
 }
 
 // SearchSQL is the single SELECT behind sessions_search (store.SearchSQL),
 // under the name docs/search.md gives it.
-const SearchSQL = store.SearchSQL
+var SearchSQL = store.SearchSQL
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
 func fnSessionsSearch(c *call) error {
@@ -111,10 +226,16 @@ func fnSessionsSearch(c *call) error {
 		return err
 	}
 	db := c.conn()
-	visible, err := visibility(c, db, opts.Policy())
+	done, err := snapshot(c, db)
 	if err != nil {
 		return err
 	}
+	defer done()
+	d, err := visibility(c, db, opts.Policy())
+	if err != nil {
+		return err
+	}
+	visible := d.Visible
 	if opts.SessionKey != "" {
 		exists, err := store.SessionExists(db, opts.SessionKey)
 		if err != nil {
@@ -126,7 +247,7 @@ func fnSessionsSearch(c *call) error {
 	}
 	var results []sqlfuncs.SearchHit
 	if expr != sqlfuncs.MatchNothing {
-		if results, err = searchHits(c.state, db, c.text(0), opts, visible); err != nil {
+		if results, err = searchHits(c.state, db, c.text(0), opts, d); err != nil {
 			return err
 		}
 	}
@@ -134,7 +255,7 @@ func fnSessionsSearch(c *call) error {
 	if truncated {
 		results = results[:opts.Limit]
 	}
-	indexing, err := store.AnyPendingVisible(db, opts.SessionKey, visible)
+	indexing, err := d.Pending(db, opts.SessionKey)
 	if err != nil {
 		return err
 	}
@@ -145,7 +266,7 @@ func fnSessionsSearch(c *call) error {
 // searchHits runs SearchSQL (or recentSQL) for up to Limit+1 hits, the one
 // more telling whether the results were cut. :options is the search's
 // visibility decision itself, as a pointer value.
-func searchHits(state *connState, db conn, query string, opts sqlfuncs.SearchOptions, visible func(string) bool) ([]sqlfuncs.SearchHit, error) {
+func searchHits(state *connState, db conn, query string, opts sqlfuncs.SearchOptions, d *store.Decision) ([]sqlfuncs.SearchHit, error) {
 	sql := store.SearchSQL
 	if opts.Order == sqlfuncs.OrderRecent {
 		sql = store.RecentSQL
@@ -159,7 +280,7 @@ func searchHits(state *connState, db conn, query string, opts sqlfuncs.SearchOpt
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.bindVisible(":options", visible)
+	release, err := s.bindDecision(":options", d)
 	if err != nil {
 		done()
 		return nil, err
@@ -184,13 +305,18 @@ func fnSessionsHistory(c *call) error {
 		return err
 	}
 	db := c.conn()
-	visible, err := visibility(c, db, opts.Policy())
+	done, err := snapshot(c, db)
+	if err != nil {
+		return err
+	}
+	defer done()
+	d, err := visibility(c, db, opts.Policy())
 	if err != nil {
 		return err
 	}
 	var path []sqlfuncs.HistoryMessage
 	found := false
-	if visible(key) {
+	if d.Visible(key) {
 		if path, found, err = store.ActivePath(db, key); err != nil {
 			return err
 		}

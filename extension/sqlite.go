@@ -153,6 +153,15 @@ func (c *call) resultBytes(b []byte) {
 	C.ss_result_text(c.ctx, (*C.char)(unsafe.Pointer(&b[0])), C.int(len(b)))
 }
 
+// resultBlob returns b as a BLOB (an empty one for empty b).
+func (c *call) resultBlob(b []byte) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	C.ss_result_blob(c.ctx, p, C.int(len(b)))
+}
+
 func (c *call) resultInt(v int64) { C.ss_result_int64(c.ctx, C.sqlite3_int64(v)) }
 func (c *call) resultNull()       { C.ss_result_null(c.ctx) }
 

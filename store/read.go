@@ -12,37 +12,61 @@ import (
 
 // SearchSQL is the single SELECT behind sessions_search (docs/search.md):
 // named parameters :query and :prefix (as sessions_match takes them),
-// :session (one session key, or NULL), :after and :before (epoch
-// milliseconds, or NULL: messages strictly between them), :project and
-// :project_dir (a directory and itself with a trailing separator, or NULL:
-// sessions whose header's cwd is the directory or under it), :caller and
-// :options (as session_visible takes them), :limit and :snippet_chars. Rows:
-// session key, message id, role, timestamp, snippet, score, best first.
-const SearchSQL = `WITH hits AS MATERIALIZED (
-  SELECT m.rowid, m.session_key, m.message_id, m.role, m.timestamp, -f.rank AS score
-  FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
-  WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-    AND NOT m.pending
-    AND (:session IS NULL OR m.session_key = :session)
-    AND (:after IS NULL OR m.timestamp > :after)
-    AND (:before IS NULL OR m.timestamp < :before)
-    AND (:project IS NULL OR EXISTS (SELECT 1 FROM transcript_events AS e
-      WHERE e.session_key = m.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
-        AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))
-    AND session_visible(:caller, m.session_key, :options)
-  ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid
-  LIMIT :limit)
-SELECT hits.session_key, hits.message_id, hits.role, hits.timestamp,
-  sessionsearch_snippet(sessionsearch_fts, :snippet_chars) AS snippet, hits.score
-FROM hits CROSS JOIN sessionsearch_fts ON sessionsearch_fts.rowid = hits.rowid
-WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid`
+// :caller and :options (as session_visible takes them), :session (one
+// session key, or NULL), :after and :before (epoch milliseconds, or NULL:
+// messages strictly between them), :project and :project_dir (a directory
+// and itself with a trailing separator, or NULL: sessions whose header's cwd
+// is the directory or under it), :limit and :snippet_chars. Rows: session
+// key, message id, role, timestamp, snippet, score, best first.
+//
+// How it stays fast (docs/search.md Q17): sessions_searchable gives the
+// sessions the search may read as one byte per session number, so a match
+// is kept or dropped by its rowid alone (rowid >> 32 is its session), and
+// the rowid range of those sessions bounds FTS5's scan; hits holds only
+// rowid and score; cut is the :limit-th best score, and only the hits at or
+// above it are joined to their entries for the tie-breaks, since no hit
+// below it can be among the first :limit in any order of ties. The LIMIT
+// is a subquery because SQLite 3.54 reads a bare parameter there while it
+// prepares the statement, and then prepares it again after every binding.
+var SearchSQL = searchSQL(`
+  cut(score) AS (SELECT score FROM hits ORDER BY score DESC LIMIT 1 OFFSET :limit - 1),
+  top AS MATERIALIZED (
+    SELECT h.rowid, m.session_key, m.message_id, m.role, m.timestamp, h.score
+    FROM hits AS h JOIN sessionsearch_messages AS m ON m.rowid = h.rowid
+    WHERE NOT EXISTS (SELECT 1 FROM cut) OR h.score >= (SELECT score FROM cut)
+    ORDER BY h.score DESC, m.timestamp DESC, m.message_id, h.rowid
+    LIMIT (SELECT :limit))`, `top.score DESC, top.timestamp DESC, top.message_id, top.rowid`)
 
 // RecentSQL is SearchSQL in the "recent" order: newest first.
-var RecentSQL = strings.NewReplacer(
-	"ORDER BY score DESC, m.timestamp DESC, m.message_id, m.rowid", "ORDER BY m.timestamp DESC, m.rowid DESC",
-	"ORDER BY hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid", "ORDER BY hits.timestamp DESC, hits.rowid DESC",
-).Replace(SearchSQL)
+var RecentSQL = searchSQL(`
+  top AS MATERIALIZED (
+    SELECT h.rowid, m.session_key, m.message_id, m.role, m.timestamp, h.score
+    FROM hits AS h JOIN sessionsearch_messages AS m ON m.rowid = h.rowid
+    ORDER BY m.timestamp DESC, h.rowid DESC
+    LIMIT (SELECT :limit))`, `top.timestamp DESC, top.rowid DESC`)
+
+// searchSQL is the statement of SearchSQL and RecentSQL around the part
+// that picks the top rows, in order.
+func searchSQL(pick, order string) string {
+	return `WITH visible(mask) AS MATERIALIZED (SELECT sessions_searchable(:caller, :options, :session)),
+  hits AS MATERIALIZED (
+    SELECT f.rowid, -f.rank AS score
+    FROM sessionsearch_fts AS f
+    WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
+      AND f.rowid >= (SELECT instr(mask, x'01') - 1 FROM visible) << 32
+      AND f.rowid < (SELECT length(mask) FROM visible) << 32
+      AND substr((SELECT mask FROM visible), (f.rowid >> 32) + 1, 1) = x'01'
+      AND (:after IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) > :after)
+      AND (:before IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) < :before)
+      AND (:project IS NULL OR EXISTS (SELECT 1 FROM sessionsearch_sessions AS s JOIN transcript_events AS e
+        ON e.session_key = s.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
+        WHERE s.sid = f.rowid >> 32
+          AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))),` + pick + `
+SELECT top.session_key, top.message_id, top.role, top.timestamp,
+  sessions_snippet(c.text, :query, :prefix, :snippet_chars) AS snippet, top.score
+FROM top CROSS JOIN sessionsearch_content AS c ON c.id = top.rowid
+ORDER BY ` + order
+}
 
 // SpawnTree returns caller's session and the sessions spawned from it,
 // transitively through spawned_by or parent_session_key, with their links:
@@ -59,26 +83,6 @@ func SpawnTree(c Conn, caller string) ([]sqlfuncs.SessionLinks, error) {
 		return nil
 	}, caller)
 	return rows, err
-}
-
-// SessionExists reports whether the store has session key.
-func SessionExists(c Conn, key string) (bool, error) {
-	found := false
-	err := c.Query(`SELECT 1 FROM sessionsearch_sessions WHERE session_key = ?1`, func(Row) error { found = true; return nil }, key)
-	return found, err
-}
-
-// AnyPendingVisible reports whether a session that visible accepts (all of
-// them, or the one session named) waits for Reconcile: its results are
-// missing from search.
-func AnyPendingVisible(c Conn, session string, visible func(string) bool) (bool, error) {
-	pending := false
-	err := c.Query(`SELECT session_key FROM sessionsearch_sessions WHERE pending AND (?1 = '' OR session_key = ?1)`,
-		func(r Row) error {
-			pending = pending || visible(r.Text(0))
-			return nil
-		}, session)
-	return pending, err
 }
 
 // ActivePath returns the messages on session key's active path, oldest
@@ -131,19 +135,114 @@ func ActivePath(c Conn, key string) ([]sqlfuncs.HistoryMessage, bool, error) {
 	return messages, true, nil
 }
 
+// Decision is what one policy decides over the store as it is: which
+// session keys it sees (Visible), and, read from the sessions table on
+// first use, which session numbers a search under it reads (Searchable)
+// and whether a session it sees waits for indexing (Pending). A connection
+// keeps it while the database is unchanged.
+type Decision struct {
+	Visible func(target string) bool
+	built   bool
+	// Of the database version the decision was built for:
+	searchable []byte // a 1 at each visible sid that is not pending
+	pending    bool   // a visible session is pending
+}
+
+// build reads the sessions, once per decision: one pass over the sessions
+// table, whose keys are not kept.
+func (d *Decision) build(c Conn) error {
+	if d.built {
+		return nil
+	}
+	var mask []byte
+	pending := false
+	err := c.Query(`SELECT sid, session_key, pending FROM sessionsearch_sessions`, func(r Row) error {
+		switch sid := r.Int(0); {
+		case !d.Visible(r.Text(1)):
+		case r.Int(2) != 0:
+			pending = true
+		default:
+			if int64(len(mask)) <= sid {
+				mask = append(mask, make([]byte, sid+1-int64(len(mask)))...)
+			}
+			mask[sid] = 1
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.searchable, d.pending, d.built = mask, pending, true
+	return nil
+}
+
+// Searchable returns the sessions a search under the decision reads, one
+// byte per session number (sid): 1 for a session that is visible and not
+// pending, 0 otherwise, without trailing zeros (docs/search.md Q17,
+// sessions_searchable). session, when not empty, keeps that session only.
+// The result is shared: don't modify it.
+func (d *Decision) Searchable(c Conn, session string) ([]byte, error) {
+	if err := d.build(c); err != nil {
+		return nil, err
+	}
+	if session == "" {
+		return d.searchable, nil
+	}
+	s, err := readSession(c, session)
+	if err != nil || !s.exists || s.sid >= int64(len(d.searchable)) || d.searchable[s.sid] == 0 {
+		return nil, err
+	}
+	one := make([]byte, s.sid+1)
+	one[s.sid] = 1
+	return one, nil
+}
+
+// Pending reports whether a session the decision sees (all of them, or
+// the one session named) waits for Reconcile: its results are missing from
+// search.
+func (d *Decision) Pending(c Conn, session string) (bool, error) {
+	if session != "" {
+		s, err := readSession(c, session)
+		return s.pending && d.Visible(session), err
+	}
+	err := d.build(c)
+	return d.pending, err
+}
+
+// SessionExists reports whether the store has session key.
+func SessionExists(c Conn, key string) (bool, error) {
+	s, err := readSession(c, key)
+	return s.exists, err
+}
+
+// sessionRow is a session's row in sessionsearch_sessions.
+type sessionRow struct {
+	sid             int64
+	exists, pending bool
+}
+
+func readSession(c Conn, key string) (sessionRow, error) {
+	var s sessionRow
+	err := c.Query(`SELECT sid, pending FROM sessionsearch_sessions WHERE session_key = ?1`, func(r Row) error {
+		s = sessionRow{r.Int(0), true, r.Int(1) != 0}
+		return nil
+	}, key)
+	return s, err
+}
+
 // Visibility returns the decision of a policy (package sqlfuncs' rules over
 // the caller's SpawnTree). A connection keeps the decisions of its last few
 // policies, by Policy.Key, while the database is unchanged (version: what
 // changes with any commit or any change on the connection): an MCP server
 // or a gateway asks for several callers in turn on one connection.
-func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (func(string) bool, error) {
+func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (*Decision, error) {
 	cache := &s.visible
 	key := policy.Key()
 	if cache.version != version {
 		cache.version, cache.byKey = version, nil
 	}
-	if visible, ok := cache.byKey[key]; ok {
-		return visible, nil
+	if d, ok := cache.byKey[key]; ok {
+		return d, nil
 	}
 	var forest *sqlfuncs.Forest
 	if policy.NeedsForest() {
@@ -153,9 +252,9 @@ func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (fu
 		}
 		forest = sqlfuncs.NewForest(rows)
 	}
-	visible := policy.VisibleSet(forest)
+	d := &Decision{Visible: policy.VisibleSet(forest)}
 	if cache.byKey == nil {
-		cache.byKey = make(map[string]func(string) bool, maxCachedPolicies)
+		cache.byKey = make(map[string]*Decision, maxCachedPolicies)
 	}
 	if len(cache.byKey) >= maxCachedPolicies {
 		for k := range cache.byKey { // any one: callers that come back are few
@@ -163,14 +262,15 @@ func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (fu
 			break
 		}
 	}
-	cache.byKey[key] = visible
-	return visible, nil
+	cache.byKey[key] = d
+	return d, nil
 }
 
-// visibilityCache is a connection's decisions by policy key.
+// visibilityCache is a connection's decisions by policy key, and the
+// sessions they read, for one database version.
 type visibilityCache struct {
 	version [2]int64
-	byKey   map[string]func(string) bool
+	byKey   map[string]*Decision
 }
 
 // maxCachedPolicies bounds the cache; each decision holds its caller's

@@ -613,6 +613,8 @@ var (
 		"sessions_match",
 		"sessions_reconcile",
 		"sessions_search",
+		"sessions_searchable",
+		"sessions_snippet",
 		"sessionsearch_debug",
 		"sessionsearch_entry",
 		"sessionsearch_index_version",

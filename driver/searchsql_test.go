@@ -1,0 +1,312 @@
+package driver_test
+
+import (
+	"database/sql"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/extension"
+	"github.com/sessionsearch/sessionsearch/store"
+)
+
+// referenceSearchSQL is the search of docs/search.md Q17 written the plain
+// way: every match joined to its message and checked by session_visible,
+// then ordered and cut. extension.SearchSQL must return exactly its rows.
+const referenceSearchSQL = `WITH hits AS MATERIALIZED (
+  SELECT m.rowid, m.session_key, m.message_id, m.role, m.timestamp, -f.rank AS score
+  FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
+  WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
+    AND NOT m.pending
+    AND (:session IS NULL OR m.session_key = :session)
+    AND (:after IS NULL OR m.timestamp > :after)
+    AND (:before IS NULL OR m.timestamp < :before)
+    AND (:project IS NULL OR :project_dir IS NULL)
+    AND session_visible(:caller, m.session_key, :options)
+  ORDER BY %s
+  LIMIT :limit)
+SELECT hits.session_key, hits.message_id, hits.role, hits.timestamp,
+  sessionsearch_snippet(sessionsearch_fts, :snippet_chars) AS snippet, hits.score
+FROM hits CROSS JOIN sessionsearch_fts ON sessionsearch_fts.rowid = hits.rowid
+WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
+ORDER BY %s`
+
+// searchWorld is a random store for comparing search statements: three
+// agents, spawn links, incognito and pending sessions, and texts from a
+// vocabulary of eight words, so that scores and timestamps tie often.
+func searchWorld(t *testing.T, r *rand.Rand) (*driver.DB, []string) {
+	db, ctx := openStore(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	vocab := []string{"kiwi", "mango", "papaya", "lime", "fig", "date", "plum", "pear"}
+	var keys []string
+	for s := range 40 {
+		agent := []string{"main", "ops", "dev"}[r.Intn(3)]
+		key := fmt.Sprintf("agent:%s:s%d", agent, s)
+		switch r.Intn(8) {
+		case 0:
+			key = "agent:" + agent + ":main"
+		case 1:
+			key = fmt.Sprintf("agent:%s:incognito-%d", agent, s)
+		}
+		if slices.Contains(keys, key) {
+			continue
+		}
+		spawnedBy := ""
+		if len(keys) > 0 && r.Intn(2) == 0 {
+			spawnedBy = keys[r.Intn(len(keys))]
+		}
+		if err := driver.DeferIndexing(ctx, conn, r.Intn(6) == 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := driver.AddSession(ctx, conn, driver.Session{Key: key, SpawnedBy: spawnedBy}); err != nil {
+			t.Fatal(err)
+		}
+		prev := ""
+		for m := range 1 + r.Intn(12) {
+			var words []string
+			for range 1 + r.Intn(3) {
+				words = append(words, vocab[r.Intn(len(vocab))])
+			}
+			id := fmt.Sprintf("m%d", m)
+			ts := int64(1_770_000_000_000 + r.Intn(20)*1000)
+			if _, err := driver.Append(ctx, conn, key, message(id, prev, []string{"user", "assistant"}[m%2], strings.Join(words, " "), ts)); err != nil {
+				t.Fatal(err)
+			}
+			prev = id
+		}
+		keys = append(keys, key)
+	}
+	return db, keys
+}
+
+// rows runs a search statement with its named parameters.
+func searchRows(t *testing.T, db *driver.DB, query string, params map[string]any) [][]any {
+	t.Helper()
+	var args []any
+	for name, v := range params {
+		if strings.Contains(query, ":"+name) {
+			args = append(args, sql.Named(name, v))
+		}
+	}
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		row := make([]any, 6)
+		ptrs := make([]any, 6)
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// docs/search.md Q17: the statement returns what the plain join returns,
+// in the same order, ties included, for random callers, visibility modes,
+// limits, sessions, time ranges and both orders.
+func TestSearchMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	db, keys := searchWorld(t, r)
+	relevance := "score DESC, m.timestamp DESC, m.message_id, m.rowid"
+	relevanceOut := "hits.score DESC, hits.timestamp DESC, hits.message_id, hits.rowid"
+	recent := "m.timestamp DESC, m.rowid DESC"
+	recentOut := "hits.timestamp DESC, hits.rowid DESC"
+	words := []string{"kiwi", "mango", "papaya", "lime", "fig", "date", "plum", "pear", "kiwi mango", "pa", "nothing"}
+	compared := 0
+	for range 400 {
+		caller := keys[r.Intn(len(keys))]
+		if r.Intn(4) == 0 {
+			caller = "agent:" + []string{"main", "ops", "dev"}[r.Intn(3)] + ":main"
+		}
+		options := map[string]string{
+			"": `{}`, "self": `{"visibility":"self"}`, "agent": `{"visibility":"agent"}`,
+			"all":       `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["ops"]}}`,
+			"sandboxed": `{"sandboxed":true}`,
+		}[[]string{"", "self", "agent", "all", "sandboxed"}[r.Intn(5)]]
+		params := map[string]any{
+			"query": words[r.Intn(len(words))], "prefix": r.Intn(4) == 0, "caller": caller, "options": options,
+			"session": nil, "after": nil, "before": nil, "project": nil, "project_dir": nil,
+			"limit": 1 + r.Intn(15), "snippet_chars": 40,
+		}
+		if r.Intn(4) == 0 {
+			params["session"] = keys[r.Intn(len(keys))]
+		}
+		if r.Intn(4) == 0 {
+			params["after"] = int64(1_770_000_000_000 + r.Intn(20)*1000)
+		}
+		if r.Intn(4) == 0 {
+			params["before"] = int64(1_770_000_000_000 + r.Intn(20)*1000)
+		}
+		ours, ref := extension.SearchSQL, fmt.Sprintf(referenceSearchSQL, relevance, relevanceOut)
+		if r.Intn(3) == 0 {
+			ours, ref = store.RecentSQL, fmt.Sprintf(referenceSearchSQL, recent, recentOut)
+		}
+		got, want := searchRows(t, db, ours, params), searchRows(t, db, ref, params)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("params %v:\n got %v\nwant %v", params, got, want)
+		}
+		if len(want) > 1 {
+			compared++
+		}
+	}
+	if compared < 100 {
+		t.Fatalf("only %d of 400 cases had more than one row to compare", compared)
+	}
+}
+
+// docs/search.md Q21: sessions_searchable has a 1 exactly at the sessions
+// that session_visible accepts and that are not pending, for random
+// callers and options; with a session key, at that session alone.
+func TestSearchableMask(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	db, keys := searchWorld(t, r)
+	type session struct {
+		sid     int
+		key     string
+		pending bool
+	}
+	var sessions []session
+	rows, err := db.Query(`SELECT sid, session_key, pending FROM sessionsearch_sessions`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s session
+		rows.Scan(&s.sid, &s.key, &s.pending)
+		sessions = append(sessions, s)
+	}
+	rows.Close()
+	pending := 0
+	for _, s := range sessions {
+		if s.pending {
+			pending++
+		}
+	}
+	if pending == 0 || pending == len(sessions) {
+		t.Fatalf("%d of %d sessions pending: the world must have both", pending, len(sessions))
+	}
+	for _, options := range []string{`{}`, `{"visibility":"self"}`, `{"visibility":"agent"}`, `{"visibility":"all"}`, `{"sandboxed":true}`} {
+		for _, caller := range append(keys, "agent:main:main", "agent:nobody:x") {
+			var mask []byte
+			if err := db.QueryRow(`SELECT sessions_searchable(?1, ?2, NULL)`, caller, options).Scan(&mask); err != nil {
+				t.Fatal(err)
+			}
+			want := []byte{}
+			for _, s := range sessions {
+				var visible bool
+				if err := db.QueryRow(`SELECT session_visible(?1, ?2, ?3)`, caller, s.key, options).Scan(&visible); err != nil {
+					t.Fatal(err)
+				}
+				if visible && !s.pending {
+					for len(want) <= s.sid {
+						want = append(want, 0)
+					}
+					want[s.sid] = 1
+				}
+			}
+			if string(mask) != string(want) {
+				t.Fatalf("sessions_searchable(%q, %s) = %x, want %x", caller, options, mask, want)
+			}
+			target := sessions[r.Intn(len(sessions))]
+			var one []byte
+			if err := db.QueryRow(`SELECT sessions_searchable(?1, ?2, ?3)`, caller, options, target.key).Scan(&one); err != nil {
+				t.Fatal(err)
+			}
+			wantOne := []byte{}
+			if target.sid < len(want) && want[target.sid] == 1 {
+				wantOne = make([]byte, target.sid+1)
+				wantOne[target.sid] = 1
+			}
+			if string(one) != string(wantOne) {
+				t.Fatalf("sessions_searchable(%q, %s, %q) = %x, want %x", caller, options, target.key, one, wantOne)
+			}
+		}
+	}
+}
+
+// A search run by a statement that reads no table still sees what other
+// connections committed since its connection's last search: the decision
+// it keeps is for the version it reads (docs/search.md Q21).
+func TestSearchSeesOtherConnections(t *testing.T) {
+	db, ctx := openStore(t)
+	reader, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	count := func(caller string) int {
+		t.Helper()
+		var n int
+		if err := reader.QueryRowContext(ctx, `SELECT json_array_length(sessions_search('guava', json_object('caller', ?1)) -> '$.results')`, caller).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := driver.AddSession(ctx, writer, driver.Session{Key: "agent:main:main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := driver.Append(ctx, writer, "agent:main:main", message("a", "", "user", "guava one", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("agent:main:main"); n != 1 {
+		t.Fatalf("%d results, want 1", n)
+	}
+	// A new session of the agent, and one spawned from a subagent: both
+	// appear at the next search on the reader.
+	for _, s := range []driver.Session{{Key: "agent:main:other"}, {Key: "agent:ops:child", SpawnedBy: "agent:main:sub"}, {Key: "agent:main:sub"}} {
+		if err := driver.AddSession(ctx, writer, s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := driver.Append(ctx, writer, s.Key, message("a", "", "user", "guava more", 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count("agent:main:main"); n != 3 {
+		t.Fatalf("agent:main:main: %d results after another connection's commit, want 3", n)
+	}
+	if n := count("agent:main:sub"); n != 2 {
+		t.Fatalf("agent:main:sub: %d results, want itself and the session it spawned", n)
+	}
+	// A pending session, then reconciled by the writer.
+	if err := driver.DeferIndexing(ctx, writer, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := driver.AddSession(ctx, writer, driver.Session{Key: "agent:main:late"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := driver.Append(ctx, writer, "agent:main:late", message("a", "", "user", "guava late", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("agent:main:main"); n != 3 {
+		t.Fatalf("agent:main:main: %d results with a pending session, want 3", n)
+	}
+	if _, err := driver.Reconcile(ctx, writer, 1e9); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("agent:main:main"); n != 4 {
+		t.Fatalf("agent:main:main: %d results after another connection reconciled, want 4", n)
+	}
+}
