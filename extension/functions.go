@@ -90,6 +90,26 @@ type connState struct {
 	// kept prepared; it finalizes them before the connection closes.
 	hooked bool
 	kept   map[string]*stmt
+	// lastSearch: the options text of the last sessions_search call and
+	// what it parsed to; a caller asks with the same options again and again.
+	lastSearch struct {
+		text string
+		opts sqlfuncs.SearchOptions
+		ok   bool
+	}
+}
+
+// searchOptions parses sessions_search's options, reusing the last parse
+// when the text is the same.
+func (st *connState) searchOptions(text string) (sqlfuncs.SearchOptions, error) {
+	if last := &st.lastSearch; last.ok && last.text == text {
+		return last.opts, nil
+	}
+	opts, err := sqlfuncs.ParseSearchOptions(text)
+	if err == nil {
+		st.lastSearch.text, st.lastSearch.opts, st.lastSearch.ok = text, opts, true
+	}
+	return opts, err
 }
 
 //export sessionsearch_go_conn_open

@@ -9,7 +9,6 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
-	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
@@ -125,9 +124,7 @@ func fnSessionsSearchable(c *call) error {
 // bindDecision binds a visibility decision to parameter name of s as an SQL
 // pointer value; release after the statement is finalized.
 func (s *stmt) bindDecision(name string, d *store.Decision) (release func(), err error) {
-	cname := C.CString(name)
-	i := C.ss_bind_parameter_index(s.s, cname)
-	C.free(unsafe.Pointer(cname))
+	i := s.paramIndex(name)
 	if i == 0 {
 		return nil, fmt.Errorf("bind: no parameter %s", name)
 	}
@@ -217,7 +214,7 @@ var SearchSQL = store.SearchSQL
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
 func fnSessionsSearch(c *call) error {
-	opts, err := sqlfuncs.ParseSearchOptions(c.text(1))
+	opts, err := c.state.searchOptions(c.text(1))
 	if err != nil {
 		return err
 	}

@@ -217,9 +217,10 @@ func (c conn) errorf(rc C.int, format string, args ...any) error {
 }
 
 type stmt struct {
-	c     conn
-	s     *C.sqlite3_stmt
-	inUse bool // a kept statement that a call is running (keptStatement)
+	c      conn
+	s      *C.sqlite3_stmt
+	inUse  bool             // a kept statement that a call is running (keptStatement)
+	params map[string]C.int // named parameters' indexes, as bind looks them up
 }
 
 // release makes a kept statement ready for the next call.
@@ -248,13 +249,11 @@ func (s *stmt) bind(args ...any) error {
 	if len(args) == 1 {
 		if m, ok := args[0].(named); ok {
 			for name, v := range m {
-				cname := C.CString(name)
-				i := int(C.ss_bind_parameter_index(s.s, cname))
-				C.free(unsafe.Pointer(cname))
+				i := s.paramIndex(name)
 				if i == 0 {
 					return fmt.Errorf("bind: no parameter %s", name)
 				}
-				if err := s.bindAt(i, v); err != nil {
+				if err := s.bindAt(int(i), v); err != nil {
 					return err
 				}
 			}
@@ -267,6 +266,22 @@ func (s *stmt) bind(args ...any) error {
 		}
 	}
 	return nil
+}
+
+// paramIndex returns the index of a named parameter, 0 if s has none of
+// that name; a kept statement looks each name up once.
+func (s *stmt) paramIndex(name string) C.int {
+	if i, ok := s.params[name]; ok {
+		return i
+	}
+	cname := C.CString(name)
+	i := C.ss_bind_parameter_index(s.s, cname)
+	C.free(unsafe.Pointer(cname))
+	if s.params == nil {
+		s.params = map[string]C.int{}
+	}
+	s.params[name] = i
+	return i
 }
 
 func (s *stmt) bindAt(i int, a any) error {
