@@ -97,6 +97,25 @@ type connState struct {
 		opts sqlfuncs.SearchOptions
 		ok   bool
 	}
+	// lastMatch: the last query sessions_match turned into an expression.
+	lastMatch struct {
+		query, expr string
+		prefix, ok  bool
+	}
+}
+
+// matchExpr is sqlfuncs.MatchExpr with the connection's tokenizer test,
+// reusing the last result: sessions_search asks for its query's expression,
+// and then its statement's sessions_match asks again.
+func (st *connState) matchExpr(query string, prefix bool) (string, error) {
+	if last := &st.lastMatch; last.ok && last.query == query && last.prefix == prefix {
+		return last.expr, nil
+	}
+	expr, err := sqlfuncs.MatchExpr(query, prefix, hasTokens)
+	if err == nil {
+		st.lastMatch.query, st.lastMatch.prefix, st.lastMatch.expr, st.lastMatch.ok = query, prefix, expr, true
+	}
+	return expr, err
 }
 
 // searchOptions parses sessions_search's options, reusing the last parse
@@ -325,7 +344,7 @@ func fnMatch(c *call) error {
 		}
 		prefix = v != 0
 	}
-	expr, err := sqlfuncs.MatchExpr(c.text(0), prefix, hasTokens)
+	expr, err := c.state.matchExpr(c.text(0), prefix)
 	if err != nil {
 		return err
 	}

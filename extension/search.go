@@ -218,7 +218,7 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	expr, err := sqlfuncs.MatchExpr(c.text(0), opts.Prefix, hasTokens)
+	expr, err := c.state.matchExpr(c.text(0), opts.Prefix)
 	if err != nil {
 		return err
 	}
