@@ -42,7 +42,7 @@ import (
 // The corpus is the fixture transcripts' messages and messages of 1 to 6
 // translated strings from the gettext catalogs of the multilingual-catalogs
 // corpus (BenchmarkIndexBuild), SESSIONSEARCH_PEERS_MESSAGES in all (default
-// 20,000), in sessions of 50, one transaction per session. The queries are
+// 50,000), in sessions of 50, one transaction per session. The queries are
 // drawn from it: per script group, words of three frequencies and 2-word
 // queries; for CJK and Thai, substrings inside runs; for Hangul, the stem
 // inside a longer word (SESSIONSEARCH_PEERS_QUERIES per kind, default 10).
@@ -55,7 +55,7 @@ import (
 // configuration's top 10 found; precision the mean share of its results that
 // are true; both are also logged per script group.
 func BenchmarkPeers(b *testing.B) {
-	n := benchenv.Int(b, "SESSIONSEARCH_PEERS_MESSAGES", 20000)
+	n := benchenv.Int(b, "SESSIONSEARCH_PEERS_MESSAGES", 50000)
 	perKind := benchenv.Int(b, "SESSIONSEARCH_PEERS_QUERIES", 10)
 	rounds := benchenv.Int(b, "SESSIONSEARCH_PEERS_ROUNDS", 3)
 	c := loadPeersCorpus(b, n, perKind)
@@ -1383,6 +1383,17 @@ func percentileMs(ds []time.Duration, p float64) float64 {
 	return float64(s[int(p*float64(len(s)-1))].Nanoseconds()) / 1e6
 }
 
+// configs returns the configurations of m, for their table names.
+func configs(m peersMeasure) []peersConfig {
+	var out []peersConfig
+	for _, cf := range []peersConfig{&oursConfig{}, &openclawConfig{}, &hermesConfig{}} {
+		if _, ok := m.build[cf.name()]; ok {
+			out = append(out, cf)
+		}
+	}
+	return out
+}
+
 func (m peersMeasure) report(b *testing.B, c *peersCorpus) {
 	all := func(peersQuery) bool { return true }
 	score := map[string]peersScore{}
@@ -1409,8 +1420,10 @@ func (m peersMeasure) report(b *testing.B, c *peersCorpus) {
 		fmt.Fprintf(&sb, " %s %.1f MB", cf, float64(m.dbSize[cf])/1e6)
 	}
 	fmt.Fprintf(&sb, "; FTS tables:")
-	for t, n := range m.tables {
-		fmt.Fprintf(&sb, " %s %.1f MB", t, float64(n)/1e6)
+	for _, cf := range configs(m) {
+		for _, t := range cf.indexTables() {
+			fmt.Fprintf(&sb, " %s %.1f MB", t, float64(m.tables[t])/1e6)
+		}
 	}
 	fmt.Fprintf(&sb, "\nroutes (queries, first round):")
 	for _, cf := range m.configs {
