@@ -498,8 +498,8 @@ func execAll(tb testing.TB, db *sql.DB, script string) {
 // ---- ours ----
 
 type oursConfig struct {
-	db   *driver.DB
-	stmt *sql.Stmt
+	db         *driver.DB
+	stmt, bare *sql.Stmt
 }
 
 func (o *oursConfig) name() string          { return "ours" }
@@ -549,6 +549,28 @@ func (o *oursConfig) build(tb testing.TB, c *peersCorpus) {
 		tb.Fatal(err)
 	}
 	o.stmt = st
+	// The bare MATCH on the same index, for where the time of a search goes.
+	if o.bare, err = o.db.Prepare(`SELECT rowid, snippet(sessionsearch_fts, 0, '', '', '…', 48) FROM sessionsearch_fts
+WHERE sessionsearch_fts MATCH sessions_match(?1) ORDER BY rank LIMIT 10`); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// bareMatch runs the query as a bare MATCH of its FTS5 expression on our
+// index (docs/search.md Q1), with no visibility, no redaction and no JSON,
+// and returns how long it took.
+func (o *oursConfig) bareMatch(tb testing.TB, query string) time.Duration {
+	start := time.Now()
+	rows, err := o.bare.Query(query)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Since(start)
 }
 
 func (o *oursConfig) search(tb testing.TB, query string) ([]int, string) {
@@ -1251,6 +1273,7 @@ type peersMeasure struct {
 	lat     map[string][][]time.Duration // per config, per query, per round
 	found   map[string][][]int           // per config, per query
 	routes  map[string]map[string]int    // per config, route -> queries
+	bare    [][]time.Duration            // ours as a bare MATCH, per query, per round
 }
 
 // peersTurn rotates the order of the configurations from one build to the
@@ -1264,7 +1287,7 @@ func runPeers(tb testing.TB, c *peersCorpus, rounds int) peersMeasure {
 		tb.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	m := peersMeasure{build: map[string]time.Duration{}, index: map[string]int64{}, dbSize: map[string]int64{},
+	m := peersMeasure{bare: make([][]time.Duration, len(c.queries)), build: map[string]time.Duration{}, index: map[string]int64{}, dbSize: map[string]int64{},
 		tables: map[string]int64{}, lat: map[string][][]time.Duration{}, found: map[string][][]int{}, routes: map[string]map[string]int{}}
 	for _, cf := range configs {
 		m.configs = append(m.configs, cf.name())
@@ -1289,9 +1312,19 @@ func runPeers(tb testing.TB, c *peersCorpus, rounds int) peersMeasure {
 	for round := range rounds {
 		for qi, q := range c.queries {
 			for _, cf := range order(qi + round) {
+				// Ours also as a bare MATCH, before or after the search by
+				// turns, so that neither always finds the other's pages.
+				o, isOurs := cf.(*oursConfig)
+				bareFirst := isOurs && (qi+round)%2 == 0
+				if bareFirst {
+					m.bare[qi] = append(m.bare[qi], o.bareMatch(tb, q.text))
+				}
 				start := time.Now()
 				found, route := cf.search(tb, q.text)
 				m.lat[cf.name()][qi] = append(m.lat[cf.name()][qi], time.Since(start))
+				if isOurs && !bareFirst {
+					m.bare[qi] = append(m.bare[qi], o.bareMatch(tb, q.text))
+				}
 				if round == 0 {
 					m.found[cf.name()][qi] = found
 					m.routes[cf.name()][route]++
@@ -1408,6 +1441,16 @@ func (m peersMeasure) report(b *testing.B, c *peersCorpus) {
 		b.ReportMetric(s.precision, cf+"-precision")
 	}
 	ours := score["ours"]
+	bare := func(keep func(peersQuery) bool) (ds []time.Duration) {
+		for qi, q := range c.queries {
+			if keep(q) {
+				ds = append(ds, m.bare[qi]...)
+			}
+		}
+		return ds
+	}
+	b.ReportMetric(percentileMs(bare(all), 0.5), "ours-bare-p50-ms")
+	b.ReportMetric(percentileMs(bare(all), 0.99), "ours-bare-p99-ms")
 	for _, cf := range m.configs[1:] {
 		b.ReportMetric(m.build[cf].Seconds()/m.build["ours"].Seconds(), cf+"/ours-build")
 		b.ReportMetric(float64(m.index[cf])/float64(m.index["ours"]), cf+"/ours-index")
@@ -1433,6 +1476,13 @@ func (m peersMeasure) report(b *testing.B, c *peersCorpus) {
 		}
 		sort.Strings(rs)
 		fmt.Fprintf(&sb, " %s: %s;", cf, strings.Join(rs, ", "))
+	}
+	fmt.Fprintf(&sb, "\nours as a bare MATCH of the same queries on its index, p50/p99 ms:")
+	for _, g := range append(peersGroups, "all") {
+		ds := bare(func(q peersQuery) bool { return g == "all" || q.group == g })
+		if len(ds) > 0 {
+			fmt.Fprintf(&sb, " %s %.2f/%.1f", g, percentileMs(ds, 0.5), percentileMs(ds, 0.99))
+		}
 	}
 	fmt.Fprintf(&sb, "\n%-14s %-10s %3s", "group", "kind", "n")
 	for _, cf := range m.configs {
