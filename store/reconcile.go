@@ -100,7 +100,11 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 // records themselves are dropped as they are read.
 func loadReplay(c Conn, sid int64) (*replay, error) {
 	rp := &replay{sid: sid}
-	n, err := queryInt(c, 0, `SELECT count(*) FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2`, EntryID(sid, 0), EntryID(sid, MaxSeq))
+	// The entries and the bytes of their ids (the entry_id column holds
+	// the info's id), to size the replay once.
+	var n, idBytes int64
+	err := c.Query(`SELECT count(*), coalesce(sum(length(CAST(entry_id AS BLOB))), 0) FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2`,
+		func(r Row) error { n, idBytes = r.Int(0), r.Int(1); return nil }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +112,7 @@ func loadReplay(c Conn, sid int64) (*replay, error) {
 		return nil, fmt.Errorf("%d entries: more than one replay holds (%d)", n, transcript.MaxReplayEntries)
 	}
 	var p Replayer
-	p.Grow(int(n))
+	p.Grow(int(n), int(idBytes))
 	rp.state = make([]entryState, 0, n)
 	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
 		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)

@@ -63,12 +63,12 @@ type Replayer struct {
 	messages int64
 }
 
-// Grow makes room for n more records.
-func (p *Replayer) Grow(n int) {
+// Grow makes room for n more records whose ids take idBytes bytes.
+func (p *Replayer) Grow(n, idBytes int) {
 	if p.r == nil {
 		p.r = transcript.NewReplay()
 	}
-	p.r.Grow(n)
+	p.r.Grow(n, idBytes)
 }
 
 // Add replays the next record.

@@ -60,14 +60,15 @@ const MaxReplayEntries = math.MaxInt32
 // NewReplay returns an empty replay.
 func NewReplay() *Replay { return &Replay{ids: newIDTable(), leaf: -1, reset: -1} }
 
-// Grow makes room for n more entries, so that a caller that knows how many
-// entries it will append does not make the replay grow in steps.
-func (r *Replay) Grow(n int) {
+// Grow makes room for n more entries whose ids take idBytes bytes, so that
+// a caller that knows what it will append does not make the replay grow in
+// steps (each step copies what it holds).
+func (r *Replay) Grow(n, idBytes int) {
 	if n <= 0 {
 		return
 	}
 	r.parents.grow(n)
-	r.ids.grow(n)
+	r.ids.grow(n, idBytes)
 }
 
 // through reports whether the path of entry i passes through the latest

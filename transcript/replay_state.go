@@ -56,8 +56,8 @@ func (t *idTable) len() int {
 	return len(t.ends)
 }
 
-// grow makes room for n more entries.
-func (t *idTable) grow(n int) {
+// grow makes room for n more entries whose ids take idBytes bytes.
+func (t *idTable) grow(n, idBytes int) {
 	if n <= 0 {
 		return
 	}
@@ -65,6 +65,11 @@ func (t *idTable) grow(n int) {
 		e := make([]uint32, len(t.ends), len(t.ends)+n)
 		copy(e, t.ends)
 		t.ends = e
+	}
+	if idBytes > 0 && cap(t.bytes)-len(t.bytes) < idBytes {
+		b := make([]byte, len(t.bytes), len(t.bytes)+idBytes)
+		copy(b, t.bytes)
+		t.bytes = b
 	}
 	t.rehash(t.used + n)
 }

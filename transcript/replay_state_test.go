@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
@@ -97,8 +98,8 @@ func TestReplayStateIsExact(t *testing.T) {
 		}
 		for name, setup := range map[string]func(*Replay){
 			"every id hashing alike": func(r *Replay) { r.ids.collide = true },
-			"grown first":            func(r *Replay) { r.Grow(len(entries)) },
-			"colliding, grown first": func(r *Replay) { r.ids.collide = true; r.Grow(len(entries)) },
+			"grown first":            func(r *Replay) { r.Grow(len(entries), 3*len(entries)) },
+			"colliding, grown first": func(r *Replay) { r.ids.collide = true; r.Grow(len(entries), 3*len(entries)) },
 		} {
 			if got := replayWith(entries, setup); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: %v\nreplayed %v\nwant     %v", name, entries, got, want)
@@ -140,6 +141,52 @@ func TestReplayCollisionCases(t *testing.T) {
 		_, key := r.Leaf()
 		if got := r.Path(); !reflect.DeepEqual(got, c.path) || key != c.key {
 			t.Errorf("%s: path %v, key %q; want %v, %q", c.name, got, key, c.path, c.key)
+		}
+	}
+}
+
+// TestReplayBytesPerEntry holds a replay of a long linear transcript with
+// OpenClaw's 8-character ids and counts the heap it keeps: its id bytes,
+// a 4-byte offset, the hash table's slots at no more than three quarters
+// full and a bit for the parent (docs/cli.md C19: what reconcile holds of
+// the biggest session is what grows an import's memory).
+func TestReplayBytesPerEntry(t *testing.T) {
+	const n = 200000
+	entries := make([]Entry, n)
+	for i := range entries {
+		entries[i] = msg(fmt.Sprintf("%08x", i), "")
+		if i > 0 {
+			entries[i].ParentID = entries[i-1].ID
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		grow  bool
+		limit float64 // bytes an entry
+	}{
+		{"announced with Grow", true, 19},
+		{"grown as it goes", false, 27},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := NewReplay()
+		if c.grow {
+			r.Grow(n, 8*n)
+		}
+		for _, e := range entries {
+			r.Append(e)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perEntry := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
+		if len(r.Path()) != n {
+			t.Fatalf("%s: path of %d entries, want %d", c.name, len(r.Path()), n)
+		}
+		runtime.KeepAlive(r)
+		t.Logf("%s: %.1f bytes an entry", c.name, perEntry)
+		if perEntry > c.limit {
+			t.Errorf("%s: the replay holds %.1f bytes an entry, more than %.1f", c.name, perEntry, c.limit)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -93,6 +95,16 @@ func (l *problemLog) summary() {
 	}
 }
 
+// reconcileGCPercent is the garbage collector's room while import indexes
+// what it stored: reconcile holds a replay of the biggest session whole (a
+// few bytes an entry, that nothing frees until the session is done), and
+// the default 100% would let the heap grow to twice that before a
+// collection; a quarter keeps the peak near the replay itself, and the
+// collections it adds are cheap, since the replay holds no pointers to
+// trace (docs/cli.md C2; measured in docs/performance.md). GOGC, when set,
+// wins.
+const reconcileGCPercent = 25
+
 // importPaths imports paths with deferred indexing, one transcript per
 // transaction, then indexes what it imported. Problems go to stderr as they
 // happen (capped); any problem makes the exit status 1.
@@ -125,6 +137,9 @@ func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, 
 	}
 	stats := im.Stats()
 	stored := time.Since(start)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(reconcileGCPercent))
+	}
 	indexed, err := reconcileAll(ctx, store, prog)
 	prog.clear()
 	if err != nil {
