@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -95,6 +97,21 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 	return err == nil && mark == rp.mark && newest == rp.id(len(rp.state)-1), err
 }
 
+// ReplayGCPercent, when above 0, is the garbage collector's percentage
+// (GOGC) while Reconcile reads a session into its replay. The replay is
+// then most of the heap, and nothing of it is freed until it is complete,
+// so the default of 100 lets the heap grow to twice the replay before a
+// collection; the replay holds no pointers, so collecting more often costs
+// little. It changes the whole process's collector, so only a program that
+// owns its process sets it (the CLI's import, docs/cli.md C19); 0 leaves
+// the collector alone. Set it before the connection is used.
+var ReplayGCPercent int
+
+// replayCollectEntries is the size of replay that Reconcile collects as
+// soon as it is done with it, when ReplayGCPercent is set: a collection
+// costs about a millisecond, a replay of this size about 2 MB.
+const replayCollectEntries = 100000
+
 // loadReplay reads session sid's entries and replays them. What it holds
 // while it reads is what a Replay keeps of each entry and one byte; the
 // records themselves are dropped as they are read.
@@ -110,6 +127,9 @@ func loadReplay(c Conn, sid int64) (*replay, error) {
 	}
 	if n > transcript.MaxReplayEntries {
 		return nil, fmt.Errorf("%d entries: more than one replay holds (%d)", n, transcript.MaxReplayEntries)
+	}
+	if ReplayGCPercent > 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(ReplayGCPercent))
 	}
 	var p Replayer
 	p.Grow(int(n), int(idBytes))
@@ -149,6 +169,13 @@ func loadReplay(c Conn, sid int64) (*replay, error) {
 		if on {
 			rp.state[i] |= entryOnPath
 		}
+	}
+	if ReplayGCPercent > 0 && n >= replayCollectEntries {
+		// The replay is garbage now, and most of the heap: collect it
+		// before the percentage goes back, which would let the heap grow
+		// to twice its size first.
+		p, onPath = Replayer{}, nil
+		runtime.GC()
 	}
 	return rp, nil
 }

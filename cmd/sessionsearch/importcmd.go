@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
+	storepkg "github.com/sessionsearch/sessionsearch/store"
 )
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -95,15 +95,12 @@ func (l *problemLog) summary() {
 	}
 }
 
-// reconcileGCPercent is the garbage collector's room while import indexes
-// what it stored: reconcile holds a replay of the biggest session whole (a
-// few bytes an entry, that nothing frees until the session is done), and
-// the default 100% would let the heap grow to twice that before a
-// collection; a quarter keeps the peak near the replay itself, and the
-// collections it adds are cheap, since the replay holds no pointers to
-// trace (docs/cli.md C2; measured in docs/performance.md). GOGC, when set,
-// wins.
-const reconcileGCPercent = 25
+// replayGCPercent is the garbage collector's percentage while reconcile
+// reads a session whole into its replay (store.ReplayGCPercent): a quarter
+// of the heap as room keeps the import's peak near the replay itself, where
+// the default would let the heap reach twice it (docs/cli.md C19). GOGC,
+// when set, wins.
+const replayGCPercent = 25
 
 // importPaths imports paths with deferred indexing, one transcript per
 // transaction, then indexes what it imported. Problems go to stderr as they
@@ -138,7 +135,8 @@ func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, 
 	stats := im.Stats()
 	stored := time.Since(start)
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(reconcileGCPercent))
+		defer func(p int) { storepkg.ReplayGCPercent = p }(storepkg.ReplayGCPercent)
+		storepkg.ReplayGCPercent = replayGCPercent
 	}
 	indexed, err := reconcileAll(ctx, store, prog)
 	prog.clear()
