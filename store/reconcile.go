@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -31,22 +33,43 @@ func Repath(c Conn, sid int64) error {
 
 // replay is a session's replay, kept between the calls of Reconcile that
 // bring one big session to its active path, so that each call does only
-// its share of the work instead of reading the whole session again.
+// its share of the work instead of reading the whole session again. It
+// keeps one byte an entry (and four more for a session whose seqs have
+// gaps): a replay holds every entry of the session at once.
 type replay struct {
-	sid    int64
-	mark   string // written to sessionsearch_meta with the last call's changes
-	ids    []int64
-	flags  []entryFlags // as the last call left them
-	onPath []bool
-	tip    Tip
-	next   int // entries before it match onPath
+	sid   int64
+	mark  string       // written to sessionsearch_meta with the last call's changes
+	seqs  []uint32     // the seq of each entry; nil while entry i has seq i
+	state []entryState // as the last call left them
+	tip   Tip
+	next  int // entries before it match their onPath
 }
 
-// entryFlags is what applying a path needs of an entry: its Record's Active
-// and Message, two bytes where the Record would take a hundred or more, so
-// that a session of a million entries is replayed in a fraction of the
-// memory (docs/store.md S9).
-type entryFlags struct{ active, message bool }
+// entryState is what applying a path needs of an entry: its Record's Active
+// and Message, and whether the replay put it on the path, in one byte where
+// the Record would take a hundred or more (docs/store.md S9).
+type entryState uint8
+
+const (
+	entryActive entryState = 1 << iota
+	entryMessage
+	entryOnPath
+)
+
+func (e entryState) active() bool  { return e&entryActive != 0 }
+func (e entryState) message() bool { return e&entryMessage != 0 }
+func (e entryState) onPath() bool  { return e&entryOnPath != 0 }
+
+// seq is the seq of entry i.
+func (rp *replay) seq(i int) int64 {
+	if rp.seqs == nil {
+		return int64(i)
+	}
+	return int64(rp.seqs[i])
+}
+
+// id is the row id of entry i.
+func (rp *replay) id(i int) int64 { return EntryID(rp.sid, rp.seq(i)) }
 
 // The reconcile mark tells a connection that the database is as its last
 // Reconcile call left it: the call wrote it in the same transaction, a
@@ -71,27 +94,89 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 	err := c.Query(`SELECT (SELECT value FROM sessionsearch_meta WHERE key = ?1),
 			(SELECT max(id) FROM sessionsearch_entries WHERE id BETWEEN ?2 AND ?3)`,
 		func(r Row) error { mark, newest = r.Text(0), r.Int(1); return nil }, markKey, EntryID(sid, 0), EntryID(sid, MaxSeq))
-	return err == nil && mark == rp.mark && newest == rp.ids[len(rp.ids)-1], err
+	return err == nil && mark == rp.mark && newest == rp.id(len(rp.state)-1), err
 }
 
-// loadReplay reads session sid's entries and replays them.
+// ReplayGCPercent, when above 0, is the garbage collector's percentage
+// (GOGC) while Reconcile reads a session into its replay. The replay is
+// then most of the heap, and nothing of it is freed until it is complete,
+// so the default of 100 lets the heap grow to twice the replay before a
+// collection; the replay holds no pointers, so collecting more often costs
+// little. It changes the whole process's collector, so only a program that
+// owns its process sets it (the CLI's import, docs/cli.md C19); 0 leaves
+// the collector alone. Set it before the connection is used.
+var ReplayGCPercent int
+
+// replayCollectEntries is the size of replay that Reconcile collects as
+// soon as it is done with it, when ReplayGCPercent is set: a collection
+// costs about a millisecond, a replay of this size about 2 MB.
+const replayCollectEntries = 100000
+
+// loadReplay reads session sid's entries and replays them. What it holds
+// while it reads is what a Replay keeps of each entry and one byte; the
+// records themselves are dropped as they are read.
 func loadReplay(c Conn, sid int64) (*replay, error) {
 	rp := &replay{sid: sid}
+	// The entries and the bytes of their ids (the entry_id column holds
+	// the info's id), to size the replay once.
+	var n, idBytes int64
+	err := c.Query(`SELECT count(*), coalesce(sum(length(CAST(entry_id AS BLOB))), 0) FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2`,
+		func(r Row) error { n, idBytes = r.Int(0), r.Int(1); return nil }, EntryID(sid, 0), EntryID(sid, MaxSeq))
+	if err != nil {
+		return nil, err
+	}
+	if n > transcript.MaxReplayEntries {
+		return nil, fmt.Errorf("%d entries: more than one replay holds (%d)", n, transcript.MaxReplayEntries)
+	}
+	if ReplayGCPercent > 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(ReplayGCPercent))
+	}
 	var p Replayer
-	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
+	p.Grow(int(n), int(idBytes))
+	rp.state = make([]entryState, 0, n)
+	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
 		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
 		if err != nil {
 			return err
 		}
+		i, seq := len(rp.state), r.Int(0)&MaxSeq
+		if rp.seqs == nil && seq != int64(i) {
+			rp.seqs = make([]uint32, i, cap(rp.state))
+			for j := range rp.seqs {
+				rp.seqs[j] = uint32(j)
+			}
+		}
+		if rp.seqs != nil {
+			rp.seqs = append(rp.seqs, uint32(seq))
+		}
 		p.Add(rec)
-		rp.ids = append(rp.ids, r.Int(0))
-		rp.flags = append(rp.flags, entryFlags{rec.Active, rec.Message})
+		var st entryState
+		if rec.Active {
+			st |= entryActive
+		}
+		if rec.Message {
+			st |= entryMessage
+		}
+		rp.state = append(rp.state, st)
 		return nil
 	}, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return nil, err
 	}
-	rp.onPath, rp.tip = p.Result(func(i int) int64 { return rp.ids[i] & MaxSeq })
+	var onPath []bool
+	onPath, rp.tip = p.Result(rp.seq)
+	for i, on := range onPath {
+		if on {
+			rp.state[i] |= entryOnPath
+		}
+	}
+	if ReplayGCPercent > 0 && n >= replayCollectEntries {
+		// The replay is garbage now, and most of the heap: collect it
+		// before the percentage goes back, which would let the heap grow
+		// to twice its size first.
+		p, onPath = Replayer{}, nil
+		runtime.GC()
+	}
 	return rp, nil
 }
 
@@ -115,7 +200,7 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			return false, err
 		}
 	}
-	if len(rp.ids) == 0 {
+	if len(rp.state) == 0 {
 		return true, nil
 	}
 	// The text goes both ways through the content view, which defines it:
@@ -134,9 +219,9 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 	defer closeAll(stmts)
 	setActive, unindex, readText, index := stmts[0], stmts[1], stmts[2], stmts[3]
 	changes := 0
-	for i := rp.next; i < len(rp.ids); i++ {
-		rec := &rp.flags[i]
-		if rec.active == rp.onPath[i] {
+	for i := rp.next; i < len(rp.state); i++ {
+		st := &rp.state[i]
+		if st.active() == st.onPath() {
 			continue
 		}
 		if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
@@ -151,11 +236,11 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			}
 			return false, nil
 		}
-		id := rp.ids[i]
-		if !rp.onPath[i] {
+		id := rp.id(i)
+		if !st.onPath() {
 			// FTS5 reads the text to unindex from the content view: while
 			// the entry is still active.
-			if rec.message {
+			if st.message() {
 				if err := unindex.Run(id); err != nil {
 					return false, err
 				}
@@ -163,14 +248,14 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			if err := setActive.Run(id, 0); err != nil {
 				return false, err
 			}
-			rec.active = false
+			*st &^= entryActive
 			continue
 		}
 		if err := setActive.Run(id, 1); err != nil {
 			return false, err
 		}
-		rec.active = true
-		if !rec.message {
+		*st |= entryActive
+		if !st.message() {
 			continue
 		}
 		var text string
@@ -190,7 +275,7 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 		key = rp.tip.Key
 	}
 	return true, c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.ids[len(rp.ids)-1], rp.tip.Leaf, key, rp.tip.Messages)
+		rp.id(len(rp.state)-1), rp.tip.Leaf, key, rp.tip.Messages)
 }
 
 // reconcileChunk is how many events or index changes one step of

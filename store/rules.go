@@ -63,6 +63,14 @@ type Replayer struct {
 	messages int64
 }
 
+// Grow makes room for n more records whose ids take idBytes bytes.
+func (p *Replayer) Grow(n, idBytes int) {
+	if p.r == nil {
+		p.r = transcript.NewReplay()
+	}
+	p.r.Grow(n, idBytes)
+}
+
 // Add replays the next record.
 func (p *Replayer) Add(rec Record) {
 	if p.r == nil {
@@ -84,9 +92,7 @@ func (p *Replayer) Result(seq func(i int) int64) (onPath []bool, tip Tip) {
 	if p.r == nil {
 		return onPath, tip
 	}
-	for _, i := range p.r.Path() {
-		onPath[i] = true
-	}
+	p.r.Walk(func(i int) { onPath[i] = true })
 	if leaf, key := p.r.Leaf(); leaf >= 0 {
 		tip.Leaf, tip.Key = seq(leaf), key
 	}

@@ -1,5 +1,7 @@
 package transcript
 
+import "math"
+
 // The active path of a session (docs/store.md S4-S6):
 //
 //   - Each appended entry that has an id becomes the leaf, except a leaf
@@ -39,24 +41,41 @@ package transcript
 // exactly when Extends says so.
 
 // Replay computes the leaf and the active path of a session from its
-// entries in append order.
+// entries in append order. It keeps what the rules need of each entry in a
+// few bytes: its parent as an index and its id in an idTable, and the
+// nearest reset only once a session has one (docs/performance.md gives the
+// bytes an entry).
 type Replay struct {
-	parents []int          // parent of each entry: an earlier index, or -1
-	ids     []string       // id of each entry
-	resets  []int          // the nearest reset entry on each entry's path (itself included), or -1
-	byID    map[string]int // latest entry with each id
-	leaf    int            // -1 before any entry has set it
-	reset   int            // the latest reset entry with an id, -1 before one
+	parents parentList // parent of each entry: an earlier index, or -1
+	ids     idTable    // id of each entry, and the latest entry with each id
+	resets  []int32    // the nearest reset entry on each entry's path (itself included), or -1; nil before the first reset
+	leaf    int        // -1 before any entry has set it
+	reset   int        // the latest reset entry with an id, -1 before one
 }
 
+// MaxReplayEntries is how many entries one Replay holds: indexes are kept
+// in 32 bits.
+const MaxReplayEntries = math.MaxInt32
+
 // NewReplay returns an empty replay.
-func NewReplay() *Replay { return &Replay{byID: map[string]int{}, leaf: -1, reset: -1} }
+func NewReplay() *Replay { return &Replay{ids: newIDTable(), leaf: -1, reset: -1} }
+
+// Grow makes room for n more entries whose ids take idBytes bytes, so that
+// a caller that knows what it will append does not make the replay grow in
+// steps (each step copies what it holds).
+func (r *Replay) Grow(n, idBytes int) {
+	if n <= 0 {
+		return
+	}
+	r.parents.grow(n)
+	r.ids.grow(n, idBytes)
+}
 
 // through reports whether the path of entry i passes through the latest
 // reset: parents precede their children, so a reset on the path after the
 // latest one cannot exist, and the nearest reset on the path is the latest
 // exactly when the path has it.
-func (r *Replay) through(i int) bool { return i >= 0 && r.resets[i] == r.reset }
+func (r *Replay) through(i int) bool { return i >= 0 && int(r.resets[i]) == r.reset }
 
 // Leaf returns the index of the leaf (-1 when there is none) and its key:
 // the leaf's id while that id still names it, else "" (a later entry took
@@ -65,22 +84,36 @@ func (r *Replay) Leaf() (index int, key string) {
 	if r.leaf < 0 {
 		return -1, ""
 	}
-	id := r.ids[r.leaf]
-	if id == "" || r.byID[id] != r.leaf {
+	id := r.ids.id(r.leaf)
+	if id == "" || r.ids.latest(id) != r.leaf {
 		return r.leaf, ""
 	}
 	return r.leaf, id
 }
 
-// Append adds the next entry.
+// lookup returns the latest entry with id, or -1: the entry just appended
+// when it has that id, the common case of a linear transcript, without
+// hashing.
+func (r *Replay) lookup(id string) int {
+	if n := r.parents.n; n > 0 && id != "" && r.ids.is(n-1, id) {
+		return n - 1
+	}
+	return r.ids.latest(id)
+}
+
+// Append adds the next entry. It panics past MaxReplayEntries entries;
+// callers that read a session of unknown size check its count first.
 func (r *Replay) Append(e Entry) {
-	i := len(r.parents)
+	i := r.parents.n
+	if i >= MaxReplayEntries {
+		panic("transcript: more than MaxReplayEntries entries in one replay")
+	}
 	parent := r.leaf
 	if e.HasParent {
 		parent = -1
 		if e.ParentID != "" {
 			parent = r.leaf // dangling: as if it had no parentId
-			if p, ok := r.byID[e.ParentID]; ok {
+			if p := r.lookup(e.ParentID); p >= 0 {
 				parent = p
 			}
 		}
@@ -88,30 +121,49 @@ func (r *Replay) Append(e Entry) {
 			parent = r.leaf // it would cross the latest reset
 		}
 	}
-	nearest := -1
-	switch {
-	case e.Reset() && e.ID != "":
-		nearest = i
-	case parent >= 0:
-		nearest = r.resets[parent]
+	target := -1
+	if e.Leaf() && e.TargetID != "" {
+		target = r.lookup(e.TargetID)
 	}
-	r.parents = append(r.parents, parent)
-	r.ids = append(r.ids, e.ID)
-	r.resets = append(r.resets, nearest)
+	isReset := e.Reset() && e.ID != ""
+	if isReset && r.resets == nil {
+		// Entries before the first reset have none on their path.
+		r.resets = make([]int32, i, max(i+1, cap(r.parents.follows)*64))
+		for j := range r.resets {
+			r.resets[j] = -1
+		}
+	}
+	if r.resets != nil {
+		nearest := int32(-1)
+		switch {
+		case isReset:
+			nearest = int32(i)
+		case parent >= 0:
+			nearest = r.resets[parent]
+		}
+		r.resets = append(r.resets, nearest)
+	}
+	r.parents.add(parent)
+	r.ids.add(e.ID)
 	switch {
 	case e.Leaf():
-		if t, ok := r.byID[e.TargetID]; ok && e.TargetID != "" && (r.reset < 0 || r.through(t)) {
-			r.leaf = t
+		if target >= 0 && (r.reset < 0 || r.through(target)) {
+			r.leaf = target
 		}
 	case e.Side || e.ID == "":
 	default:
 		r.leaf = i
 	}
-	if e.ID != "" {
-		r.byID[e.ID] = i
-	}
-	if e.Reset() && e.ID != "" {
+	if isReset {
 		r.reset = i
+	}
+}
+
+// Walk calls fn with the index of each entry on the active path, from the
+// leaf up to the root, without building a slice of them.
+func (r *Replay) Walk(fn func(i int)) {
+	for i := r.leaf; i >= 0; i = r.parents.get(i) {
+		fn(i)
 	}
 }
 
@@ -119,9 +171,7 @@ func (r *Replay) Append(e Entry) {
 // path, from the leaf up to the root.
 func (r *Replay) Path() []int {
 	var path []int
-	for i := r.leaf; i >= 0; i = r.parents[i] {
-		path = append(path, i)
-	}
+	r.Walk(func(i int) { path = append(path, i) })
 	return path
 }
 

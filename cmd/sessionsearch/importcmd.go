@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/importer"
+	storepkg "github.com/sessionsearch/sessionsearch/store"
 )
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -93,6 +95,13 @@ func (l *problemLog) summary() {
 	}
 }
 
+// replayGCPercent is the garbage collector's percentage while reconcile
+// reads a session whole into its replay (store.ReplayGCPercent): a quarter
+// of the heap as room keeps the import's peak near the replay itself, where
+// the default would let the heap reach twice it (docs/cli.md C19). GOGC,
+// when set, wins.
+const replayGCPercent = 25
+
 // importPaths imports paths with deferred indexing, one transcript per
 // transaction, then indexes what it imported. Problems go to stderr as they
 // happen (capped); any problem makes the exit status 1.
@@ -125,6 +134,10 @@ func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, 
 	}
 	stats := im.Stats()
 	stored := time.Since(start)
+	if os.Getenv("GOGC") == "" {
+		defer func(p int) { storepkg.ReplayGCPercent = p }(storepkg.ReplayGCPercent)
+		storepkg.ReplayGCPercent = replayGCPercent
+	}
 	indexed, err := reconcileAll(ctx, store, prog)
 	prog.clear()
 	if err != nil {

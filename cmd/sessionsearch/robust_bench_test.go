@@ -1,9 +1,9 @@
 package main
 
 // The import figure of issue 15, before and after commit 9cdf8d7 (reconcile
-// resuming where it stopped): the same file runs in a worktree of 9cdf8d7^.
-// The table is in docs/performance.md ("Rewind and reconcile, before and
-// after (issue 15)").
+// resuming where it stopped) and the compact replay (its peak memory): the
+// same file runs in a worktree of the old commit. The tables are in
+// docs/performance.md ("Rewind and reconcile, before and after (issue 15)").
 
 import (
 	"bufio"

@@ -1,0 +1,192 @@
+package transcript
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+)
+
+// replayed is what a replay answers: the path and the leaf with its key.
+type replayed struct {
+	path []int
+	leaf int
+	key  string
+}
+
+// replayWith replays entries with the replay's compact state set up by
+// setup (nil for the defaults), after every entry as well as at the end.
+func replayWith(entries []Entry, setup func(*Replay)) []replayed {
+	r := NewReplay()
+	if setup != nil {
+		setup(r)
+	}
+	var out []replayed
+	for _, e := range entries {
+		r.Append(e)
+		leaf, key := r.Leaf()
+		out = append(out, replayed{r.Path(), leaf, key})
+	}
+	return out
+}
+
+// TestReplayStateIsExact checks that the compact state of a Replay (ids in
+// one byte slice with a hash table of entry indexes, parents as one bit an
+// entry) gives the same answers however it is laid out: with every id
+// hashing alike, so that each lookup meets ids that are not the one it
+// looks for; with the ids' offsets moved to 64 bits partway through; and
+// with room announced by Grow or not. Random sessions with few ids make
+// duplicates, takeovers, dangling parents, rewinds and resets common; the
+// real transcripts add the shape of OpenClaw's.
+func TestReplayStateIsExact(t *testing.T) {
+	var sessions [][]Entry
+	r := rand.New(rand.NewSource(7))
+	for len(sessions) < 1500 {
+		var entries []Entry
+		for n := r.Intn(60); len(entries) < n; {
+			id := func() string { return fmt.Sprintf("i%d", r.Intn(12)) }
+			e := Entry{Type: "message", ID: id(), Message: true}
+			switch r.Intn(12) {
+			case 0:
+				e = Entry{Type: "leaf", ID: id(), TargetID: id()}
+			case 1:
+				e.Side = true
+			case 2:
+				e.ID = ""
+			case 3:
+				e = Entry{Type: "reset", ID: id()}
+			case 4:
+				e.ID = fmt.Sprintf("long-%d-%s", r.Intn(3), "0123456789abcdef0123456789abcdef")
+			}
+			switch r.Intn(5) {
+			case 0: // follows the leaf
+			case 1:
+				e.HasParent = true // a new root
+			case 2:
+				if len(entries) > 0 { // the entry before: the common case
+					e.HasParent, e.ParentID = true, entries[len(entries)-1].ID
+				}
+			default:
+				e.HasParent, e.ParentID = true, id()
+			}
+			entries = append(entries, e)
+		}
+		sessions = append(sessions, entries)
+	}
+	for _, f := range fixtures.Files() {
+		var entries []Entry
+		for _, line := range f.Lines {
+			e, err := Parse(line)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			entries = append(entries, e)
+		}
+		sessions = append(sessions, entries)
+	}
+	defaultMax := maxIDBytes
+	defer func() { maxIDBytes = defaultMax }()
+	branched := 0
+	for _, entries := range sessions {
+		maxIDBytes = defaultMax
+		want := replayWith(entries, nil)
+		if n := len(want); n > 0 && len(want[n-1].path) < n {
+			branched++
+		}
+		for name, setup := range map[string]func(*Replay){
+			"every id hashing alike": func(r *Replay) { r.ids.collide = true },
+			"grown first":            func(r *Replay) { r.Grow(len(entries), 3*len(entries)) },
+			"colliding, grown first": func(r *Replay) { r.ids.collide = true; r.Grow(len(entries), 3*len(entries)) },
+		} {
+			if got := replayWith(entries, setup); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %v\nreplayed %v\nwant     %v", name, entries, got, want)
+			}
+		}
+		maxIDBytes = 20 // the offsets go to 64 bits after a few ids
+		if got := replayWith(entries, nil); !reflect.DeepEqual(got, want) {
+			t.Fatalf("64-bit offsets: %v\nreplayed %v\nwant     %v", entries, got, want)
+		}
+	}
+	if branched < 500 {
+		t.Fatalf("only %d of %d sessions end off a linear path", branched, len(sessions))
+	}
+}
+
+// TestReplayCollisionCases spells out what a hash collision must not do:
+// make a lookup find an entry with another id, or an entry's id taken over
+// by another id. Every id hashes alike here.
+func TestReplayCollisionCases(t *testing.T) {
+	leaf := func(id, target string) Entry { return Entry{Type: "leaf", ID: id, TargetID: target} }
+	for _, c := range []struct {
+		name    string
+		entries []Entry
+		path    []int
+		key     string
+	}{
+		{"a parent is found past other ids", []Entry{msg("a", ""), msg("b", "a"), msg("c", "b"), msg("d", "a")}, []int{3, 0}, "d"},
+		{"a dangling parent finds nothing", []Entry{msg("a", ""), msg("b", "a"), msg("x", "nope")}, []int{2, 1, 0}, "x"},
+		{"a duplicate id takes over its own id only", []Entry{msg("a", ""), msg("b", "a"), msg("a", "b"), msg("c", "a")}, []int{3, 2, 1, 0}, "c"},
+		{"a rewind finds its target past other ids", []Entry{msg("a", ""), msg("b", "a"), msg("c", "b"), leaf("L", "b")}, []int{1, 0}, "b"},
+		{"the leaf key survives other ids", []Entry{msg("a", ""), msg("b", "a"), {Type: "custom", ID: "z", HasParent: true, ParentID: "a", Side: true}}, []int{1, 0}, "b"},
+		{"the leaf key goes when its own id is taken", []Entry{msg("a", ""), msg("b", "a"), {Type: "custom", ID: "b", HasParent: true, ParentID: "a", Side: true}}, []int{1, 0}, ""},
+	} {
+		r := NewReplay()
+		r.ids.collide = true
+		for _, e := range c.entries {
+			r.Append(e)
+		}
+		_, key := r.Leaf()
+		if got := r.Path(); !reflect.DeepEqual(got, c.path) || key != c.key {
+			t.Errorf("%s: path %v, key %q; want %v, %q", c.name, got, key, c.path, c.key)
+		}
+	}
+}
+
+// TestReplayBytesPerEntry holds a replay of a long linear transcript with
+// OpenClaw's 8-character ids and counts the heap it keeps: its id bytes,
+// a 4-byte offset, the hash table's slots at no more than three quarters
+// full and a bit for the parent (docs/cli.md C19: what reconcile holds of
+// the biggest session is what grows an import's memory).
+func TestReplayBytesPerEntry(t *testing.T) {
+	const n = 200000
+	entries := make([]Entry, n)
+	for i := range entries {
+		entries[i] = msg(fmt.Sprintf("%08x", i), "")
+		if i > 0 {
+			entries[i].ParentID = entries[i-1].ID
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		grow  bool
+		limit float64 // bytes an entry
+	}{
+		{"announced with Grow", true, 19},
+		{"grown as it goes", false, 27},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := NewReplay()
+		if c.grow {
+			r.Grow(n, 8*n)
+		}
+		for _, e := range entries {
+			r.Append(e)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perEntry := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
+		if len(r.Path()) != n {
+			t.Fatalf("%s: path of %d entries, want %d", c.name, len(r.Path()), n)
+		}
+		runtime.KeepAlive(r)
+		t.Logf("%s: %.1f bytes an entry", c.name, perEntry)
+		if perEntry > c.limit {
+			t.Errorf("%s: the replay holds %.1f bytes an entry, more than %.1f", c.name, perEntry, c.limit)
+		}
+	}
+}
