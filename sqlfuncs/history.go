@@ -201,39 +201,54 @@ type SearchResult struct {
 // lowest ranked) until it fits, and truncated is set. A score that is not a
 // finite number, which JSON cannot carry, is written as 0.
 func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []byte {
-	env := SearchResult{Results: make([]SearchHit, len(results)), Indexing: indexing, Truncated: truncated}
-	copy(env.Results, results)
-	total := len(encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated}))
-	sizes := make([]int, len(env.Results))
-	for i := range env.Results {
-		if s := env.Results[i].Score; math.IsNaN(s) || math.IsInf(s, 0) {
-			env.Results[i].Score = 0
+	// Each hit is encoded once; the answer is the envelope with the kept
+	// hits between the brackets of its empty results array, which is what
+	// encoding the whole SearchResult gives.
+	pieces := make([][]byte, len(results))
+	total := 0
+	for i, hit := range results {
+		if math.IsNaN(hit.Score) || math.IsInf(hit.Score, 0) {
+			hit.Score = 0
 		}
-		sizes[i] = len(encodeJSON(env.Results[i]))
-		total += sizes[i]
+		pieces[i] = encodeJSON(hit)
+		total += len(pieces[i])
 		if i > 0 {
 			total++ // the comma
 		}
 	}
-	if total <= maxBytes {
-		return encodeJSON(env)
+	envelope := func(truncated bool) []byte {
+		return encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated})
 	}
-	env.Truncated = true
-	total = len(encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: true}))
-	keep := 0
-	for keep < len(sizes)-1 { // at least one goes, or truncated would lie
-		size := sizes[keep]
-		if keep > 0 {
-			size++
+	assemble := func(env []byte, keep int) []byte {
+		open := bytes.Index(env, []byte("[]")) + 1
+		out := make([]byte, 0, len(env)+total)
+		out = append(out, env[:open]...)
+		for i, p := range pieces[:keep] {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, p...)
 		}
-		if total+size > maxBytes {
+		return append(out, env[open:]...)
+	}
+	env := envelope(truncated)
+	if len(env)+total <= maxBytes {
+		return assemble(env, len(pieces))
+	}
+	env = envelope(true)
+	size, keep := len(env), 0
+	for keep < len(pieces)-1 { // at least one goes, or truncated would lie
+		next := len(pieces[keep])
+		if keep > 0 {
+			next++
+		}
+		if size+next > maxBytes {
 			break
 		}
-		total += size
+		size += next
 		keep++
 	}
-	env.Results = env.Results[:keep]
-	return encodeJSON(env)
+	return assemble(env, keep)
 }
 
 // encodeJSON is json.Marshal without HTML escaping and without the newline
