@@ -301,11 +301,8 @@ func fnRedactSnippet(c *call) error {
 	max := int64(0)
 	if len(c.args) > 1 && !c.isNull(1) {
 		var err error
-		if max, err = c.int(1, "max_chars"); err != nil {
+		if max, err = c.maxChars(1); err != nil {
 			return err
-		}
-		if max < 1 {
-			return fmt.Errorf("max_chars must be at least 1, got %d", max)
 		}
 	}
 	if c.isNull(0) {
@@ -321,6 +318,15 @@ func fnRedactSnippet(c *call) error {
 	}
 	c.resultText(cut)
 	return nil
+}
+
+// maxChars reads argument i as a max_chars: an integer of at least 1.
+func (c *call) maxChars(i int) (int64, error) {
+	n, err := c.int(i, "max_chars")
+	if err == nil && n < 1 {
+		err = fmt.Errorf("max_chars must be at least 1, got %d", n)
+	}
+	return n, err
 }
 
 // hasTokens reports whether a query term leaves any token after folding.

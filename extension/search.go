@@ -162,12 +162,9 @@ type snippetQuery struct {
 // (docs/search.md Q14): the masked window of at most max_chars characters
 // around the query's matches.
 func fnSessionsSnippet(c *call) error {
-	maxChars, err := c.int(3, "max_chars")
+	maxChars, err := c.maxChars(3)
 	if err != nil {
 		return err
-	}
-	if maxChars < 1 {
-		return fmt.Errorf("max_chars must be at least 1, got %d", maxChars)
 	}
 	if c.isNull(0) {
 		c.resultNull()
