@@ -9,6 +9,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/cgo"
+	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
@@ -180,29 +181,43 @@ func fnSessionsSnippet(c *call) error {
 	}
 	out := outputs.Get()
 	defer outputs.Put(out)
-	var tokens []sqlfuncs.Token
-	tokenize := func(text string, query bool) []sqlfuncs.Token {
-		tokenizer.Options{}.Tokenize([]byte(text), query, out)
-		tokens = tokens[:0]
-		for _, t := range out.Tokens {
-			tokens = append(tokens, sqlfuncs.Token{Text: out.Text(t), Start: int(t.Start), End: int(t.End), Colocated: t.Flags&tokenizer.Colocated != 0})
-		}
-		return tokens
-	}
+	tokens := outputTokens{out}
 	q, ok := c.auxdata(1).(*snippetQuery)
 	if !ok || q.query != query || q.prefix != prefix {
-		phrases, err := sqlfuncs.Phrases(query, prefix, func(term string) []sqlfuncs.Token { return tokenize(term, true) })
+		var terms []sqlfuncs.Token
+		phrases, err := sqlfuncs.Phrases(query, prefix, func(term string) []sqlfuncs.Token {
+			tokenizer.Options{}.Tokenize([]byte(term), true, out)
+			terms = terms[:0]
+			for i := range tokens.Len() {
+				terms = append(terms, tokens.At(i))
+			}
+			return terms
+		})
 		if err != nil {
 			return err
 		}
 		q = &snippetQuery{query, prefix, phrases}
 		c.setAuxdata(1, q)
 	}
-	text := c.text(0)
+	// The text is read in place: a message can be megabytes, and nothing
+	// here keeps it past the call.
+	b := c.textBytes(0)
+	text := unsafe.String(unsafe.SliceData(b), len(b))
 	c.resultText(sqlfuncs.SnippetOf(text, int(maxChars), func() []sqlfuncs.Range {
-		return sqlfuncs.Matches(tokenize(text, false), q.phrases)
+		tokenizer.Options{}.Tokenize(b, false, out)
+		return sqlfuncs.Matches(tokens, q.phrases)
 	}))
 	return nil
+}
+
+// outputTokens is a tokenizer Output as sqlfuncs.Tokens, without a copy.
+type outputTokens struct{ o *tokenizer.Output }
+
+func (t outputTokens) Len() int { return len(t.o.Tokens) }
+
+func (t outputTokens) At(i int) sqlfuncs.Token {
+	k := t.o.Tokens[i]
+	return sqlfuncs.Token{Text: t.o.Text(k), Start: int(k.Start), End: int(k.End), Colocated: k.Flags&tokenizer.Colocated != 0}
 }
 
 // SearchSQL is the single SELECT behind sessions_search (store.SearchSQL),

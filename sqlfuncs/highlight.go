@@ -92,57 +92,66 @@ func Phrases(query string, prefix bool, tokenize func(term string) []Token) ([]P
 	return phrases, nil
 }
 
+// Tokens is a text's tokens, in order: how many, and the i-th.
+type Tokens interface {
+	Len() int
+	At(i int) Token
+}
+
+// TokenSlice is Tokens held in a slice.
+type TokenSlice []Token
+
+func (t TokenSlice) Len() int       { return len(t) }
+func (t TokenSlice) At(i int) Token { return t[i] }
+
 // Matches returns the ranges of the phrases' instances in a text of the
-// given tokens, in FTS5's order (see above).
-func Matches(tokens []Token, phrases []Phrase) []Range {
-	// The tokens at each position, and the byte range of each position's
-	// first non-colocated token.
-	var at [][]int // token indexes by position
-	var starts, ends []int
-	for i, t := range tokens {
-		if !t.Colocated || len(at) == 0 {
-			at = append(at, nil)
+// given tokens, in FTS5's order (see above). Besides the tokens it holds
+// two integers for each position of the text.
+func Matches(tokens Tokens, phrases []Phrase) []Range {
+	// first[p]: the index of position p's first token; lead: the indexes
+	// of the tokens that are not colocated, whose byte ranges the
+	// instances cover (the C side maps instances to them the same way).
+	first := make([]int32, 0, tokens.Len()+1)
+	lead := make([]int32, 0, tokens.Len())
+	for i := range tokens.Len() {
+		t := tokens.At(i)
+		if !t.Colocated || len(first) == 0 {
+			first = append(first, int32(i))
 		}
-		at[len(at)-1] = append(at[len(at)-1], i)
 		if !t.Colocated {
-			starts, ends = append(starts, t.Start), append(ends, t.End)
+			lead = append(lead, int32(i))
 		}
+	}
+	first = append(first, int32(tokens.Len()))
+	positions := len(first) - 1
+	at := func(pos int, spellings [][]byte, prefix bool) bool {
+		for i := first[pos]; i < first[pos+1]; i++ {
+			text := tokens.At(int(i)).Text
+			for _, s := range spellings {
+				if bytes.Equal(text, s) || prefix && bytes.HasPrefix(text, s) {
+					return true
+				}
+			}
+		}
+		return false
 	}
 	matchesAt := func(p Phrase, pos int) bool {
 		for i, spellings := range p.Terms {
-			if pos+i >= len(at) || !anySpelling(tokens, at[pos+i], spellings, p.Prefix && i == len(p.Terms)-1) {
+			if pos+i >= positions || !at(pos+i, spellings, p.Prefix && i == len(p.Terms)-1) {
 				return false
 			}
 		}
 		return true
 	}
 	var out []Range
-	for pos := range at {
+	for pos := range min(positions, len(lead)) {
 		for _, p := range phrases {
 			if len(p.Terms) == 0 || !matchesAt(p, pos) {
 				continue
 			}
-			// As the C side maps an instance: by the non-colocated tokens.
-			if pos >= len(starts) {
-				continue
-			}
-			last := min(pos+len(p.Terms)-1, len(ends)-1)
-			out = append(out, Range{starts[pos], ends[last]})
+			last := min(pos+len(p.Terms)-1, len(lead)-1)
+			out = append(out, Range{tokens.At(int(lead[pos])).Start, tokens.At(int(lead[last])).End})
 		}
 	}
 	return out
-}
-
-// anySpelling reports whether one of the tokens at indexes idx equals one
-// of the spellings, or starts with one when prefix.
-func anySpelling(tokens []Token, idx []int, spellings [][]byte, prefix bool) bool {
-	for _, i := range idx {
-		text := tokens[i].Text
-		for _, s := range spellings {
-			if bytes.Equal(text, s) || prefix && bytes.HasPrefix(text, s) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -55,7 +55,7 @@ func TestMatches(t *testing.T) {
 			if c.prefix {
 				phrases[len(phrases)-1].Prefix = true
 			}
-			if got := Matches(fakeTokens(c.text), phrases); !reflect.DeepEqual(got, c.want) {
+			if got := Matches(TokenSlice(fakeTokens(c.text)), phrases); !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("Matches(%q, %q) = %v, want %v", c.text, c.query, got, c.want)
 			}
 		})
