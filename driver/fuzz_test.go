@@ -344,3 +344,55 @@ func searchable(t *testing.T, db *sql.DB, key string) []string {
 	}
 	return out
 }
+
+// FuzzSnippet: for any text and query, sessions_snippet either fails with
+// an error that names it, or gives, wherever FTS5 finds the query in the
+// text, the snippet sessionsearch_snippet gives from FTS5's own record of
+// the matches (docs/search.md Q14).
+func FuzzSnippet(f *testing.F) {
+	db, ctx := openStore(f)
+	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE fuzz_snippet USING fts5(x, tokenize='sessionsearch')`); err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range [][2]string{
+		{"The build passed after the fix to parseSessionKey; then we shipped", "sessionkey"},
+		{"東京都庁の天気は晴れ、東京タワーも見える", "東京"},
+		{"token ghp_Zq8mT3vL9xR2wN5kP7jH4cB6dF1gS0aY3eU8 for the weather report and more words here", "weather report"},
+		{"ภาษาไทยไม่มีช่องว่างระหว่างคำ", "ช่องว่าง"},
+		{"snake_case_words and camelCaseWords, foo-bar", "case words"},
+	} {
+		f.Add(seed[0], seed[1], false, 20)
+		f.Add(seed[0], seed[1], true, 8)
+	}
+	f.Fuzz(func(t *testing.T, text, query string, prefix bool, window int) {
+		if !utf8.ValidString(text) || len(text) > 4096 {
+			return
+		}
+		window = 1 + (window%200+200)%200
+		var ours string
+		call := fmt.Sprintf("sessions_snippet(%q, %q, %v, %d)", text, query, prefix, window)
+		if err := db.QueryRowContext(ctx, `SELECT sessions_snippet(?1, ?2, ?3, ?4)`, text, query, prefix, window).Scan(&ours); err != nil {
+			checkFunctionError(t, "sessions_snippet", err, call)
+			return
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fuzz_snippet(x) VALUES (?1)`, text); err != nil {
+			t.Fatal(err)
+		}
+		var fromFTS5 string
+		err = tx.QueryRowContext(ctx, `SELECT sessionsearch_snippet(fuzz_snippet, ?3) FROM fuzz_snippet WHERE fuzz_snippet MATCH sessions_match(?1, ?2)`, query, prefix, window).Scan(&fromFTS5)
+		if err == sql.ErrNoRows {
+			return // FTS5 does not find the query: nothing to compare
+		}
+		if err != nil {
+			t.Fatalf("%s: FTS5: %v", call, err)
+		}
+		if ours != fromFTS5 {
+			t.Fatalf("%s = %q; sessionsearch_snippet gives %q", call, ours, fromFTS5)
+		}
+	})
+}
