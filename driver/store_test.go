@@ -318,6 +318,12 @@ func TestStoreModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
+			other, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			otherDefer := false
 			if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.index_terms USING fts5vocab(main, sessionsearch_fts, instance)`); err != nil {
 				t.Fatal(err)
 			}
@@ -342,6 +348,19 @@ func TestStoreModel(t *testing.T) {
 					s.must(s.exec(`COMMIT`), "commit")
 				}
 				s.check(fmt.Sprintf("step %d", step))
+				if s.r.Intn(4) == 0 {
+					// Another connection writes between the transactions:
+					// what the first connection keeps of a session (the
+					// replay of its last leaf move, its reconcile) must
+					// notice.
+					own, ownDefer := s.conn, s.deferOn
+					s.conn, s.deferOn = other, otherDefer
+					for range 1 + s.r.Intn(3) {
+						s.step()
+					}
+					s.conn, otherDefer, s.deferOn = own, s.deferOn, ownDefer
+					s.check(fmt.Sprintf("step %d, after the other connection", step))
+				}
 				if step%10 == 9 {
 					if err := s.exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
 						t.Fatalf("step %d: fts5 integrity-check: %v", step, err)

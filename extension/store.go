@@ -102,7 +102,7 @@ func fnRepath(c *call) error {
 	if err != nil {
 		return err
 	}
-	return store.Repath(c.conn(), sid)
+	return c.state.store.Repath(c.conn(), sid)
 }
 
 // fnReconcile: sessions_reconcile([budget_ms]) indexes pending sessions for

@@ -45,6 +45,7 @@ type State struct {
 	}
 	buf     []byte
 	replay  *replay // of the session Reconcile stopped in
+	moved   *replay // of the session Repath last replayed, with its Replayer
 	marks   int64
 	visible visibilityCache
 }

@@ -15,20 +15,72 @@ import (
 // over MaxInlineEntries entries (the replay reads them all) or
 // MaxInlineMessages messages (a replay may index them all) becomes pending
 // instead, for Reconcile.
-func Repath(c Conn, sid int64) error {
+//
+// The connection keeps the last session's replay (S7 "Moves in a row"):
+// when the next Repath is for the same session and the database is as this
+// one left it (the reconcile mark), only the entries appended since are
+// read and replayed, so that a run of leaf moves costs each move its own
+// entries and a pass over one byte an entry, not a reading of the session.
+func (s *State) Repath(c Conn, sid int64) error {
 	var newest, messages int64 = -1, 0
 	err := c.Query(`SELECT id, tip_messages FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
 		func(r Row) error { newest, messages = r.Int(0), r.Int(1); return nil }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return err
 	}
+	kept := s.moved
+	s.moved = nil // kept again once this call has succeeded
 	// A session that is not pending has every seq from 0: its newest seq
 	// counts its entries.
 	if newest&MaxSeq+1 > MaxInlineEntries || messages > MaxInlineMessages {
 		return c.Exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, sid)
 	}
-	_, err = applyPath(c, nil, sid, time.Time{})
-	return err
+	var rp *replay
+	if kept != nil && kept.sid == sid {
+		if rp, err = kept.catchUp(c, newest); err != nil {
+			return err
+		}
+	}
+	if rp == nil {
+		if rp, err = loadReplay(c, sid, true); err != nil {
+			return err
+		}
+	}
+	rp.next = 0
+	if _, err := applyReplay(c, s, rp, time.Time{}); err != nil {
+		return err
+	}
+	s.moved = rp
+	return nil
+}
+
+// catchUp brings a kept replay of Repath to the session's newest entry
+// (row id newest): it returns nil, to read the session again, unless the
+// database is as the replay's call left it and the session only grew
+// since. The entries appended since are replayed on top, and every entry's
+// place on the path is taken from the replay again.
+func (rp *replay) catchUp(c Conn, newest int64) (*replay, error) {
+	if rp.keep == nil || len(rp.state) == 0 || newest < rp.id(len(rp.state)-1) {
+		return nil, nil
+	}
+	mark := ""
+	if err := c.Query(`SELECT value FROM sessionsearch_meta WHERE key = ?1`, func(r Row) error { mark = r.Text(0); return nil }, markKey); err != nil || mark != rp.mark {
+		return nil, err
+	}
+	from := rp.id(len(rp.state)-1) + 1
+	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
+		func(r Row) error { return rp.add(r) }, from, EntryID(rp.sid, MaxSeq))
+	if err != nil {
+		return nil, err
+	}
+	rp.place()
+	return rp, nil
+}
+
+// writeMark records a call's mark in the transaction of its changes.
+func writeMark(c Conn, mark string) error {
+	return c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+		markKey, mark)
 }
 
 // replay is a session's replay, kept between the calls of Reconcile that
@@ -43,6 +95,10 @@ type replay struct {
 	state []entryState // as the last call left them
 	tip   Tip
 	next  int // entries before it match their onPath
+	// keep, for Repath's replay (at most MaxInlineEntries entries), is the
+	// replay itself, which the entries appended since are added to; nil for
+	// Reconcile's, which may be of any size.
+	keep *Replayer
 }
 
 // entryState is what applying a path needs of an entry: its Record's Active
@@ -114,8 +170,9 @@ const replayCollectEntries = 100000
 
 // loadReplay reads session sid's entries and replays them. What it holds
 // while it reads is what a Replay keeps of each entry and one byte; the
-// records themselves are dropped as they are read.
-func loadReplay(c Conn, sid int64) (*replay, error) {
+// records themselves are dropped as they are read. keep keeps the Replayer
+// with the replay (Repath's, which catchUp extends).
+func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 	rp := &replay{sid: sid}
 	// The entries and the bytes of their ids (the entry_id column holds
 	// the info's id), to size the replay once.
@@ -131,75 +188,92 @@ func loadReplay(c Conn, sid int64) (*replay, error) {
 	if ReplayGCPercent > 0 {
 		defer debug.SetGCPercent(debug.SetGCPercent(ReplayGCPercent))
 	}
-	var p Replayer
-	p.Grow(int(n), int(idBytes))
+	rp.keep = &Replayer{}
+	rp.keep.Grow(int(n), int(idBytes))
 	rp.state = make([]entryState, 0, n)
-	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`, func(r Row) error {
-		rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
-		if err != nil {
-			return err
-		}
-		i, seq := len(rp.state), r.Int(0)&MaxSeq
-		if rp.seqs == nil && seq != int64(i) {
-			rp.seqs = make([]uint32, i, cap(rp.state))
-			for j := range rp.seqs {
-				rp.seqs[j] = uint32(j)
-			}
-		}
-		if rp.seqs != nil {
-			rp.seqs = append(rp.seqs, uint32(seq))
-		}
-		p.Add(rec)
-		var st entryState
-		if rec.Active {
-			st |= entryActive
-		}
-		if rec.Message {
-			st |= entryMessage
-		}
-		rp.state = append(rp.state, st)
-		return nil
-	}, EntryID(sid, 0), EntryID(sid, MaxSeq))
+	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
+		func(r Row) error { return rp.add(r) }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err != nil {
 		return nil, err
 	}
-	var onPath []bool
-	onPath, rp.tip = p.Result(rp.seq)
-	for i, on := range onPath {
-		if on {
-			rp.state[i] |= entryOnPath
+	rp.place()
+	if !keep {
+		rp.keep = nil
+		if ReplayGCPercent > 0 && n >= replayCollectEntries {
+			// The replay is garbage now, and most of the heap: collect it
+			// before the percentage goes back, which would let the heap
+			// grow to twice its size first.
+			runtime.GC()
 		}
-	}
-	if ReplayGCPercent > 0 && n >= replayCollectEntries {
-		// The replay is garbage now, and most of the heap: collect it
-		// before the percentage goes back, which would let the heap grow
-		// to twice its size first.
-		p, onPath = Replayer{}, nil
-		runtime.GC()
 	}
 	return rp, nil
 }
 
+// add replays the next entry, a row (id, info, active) of
+// sessionsearch_entries.
+func (rp *replay) add(r Row) error {
+	rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
+	if err != nil {
+		return err
+	}
+	i, seq := len(rp.state), r.Int(0)&MaxSeq
+	if rp.seqs == nil && seq != int64(i) {
+		rp.seqs = make([]uint32, i, cap(rp.state))
+		for j := range rp.seqs {
+			rp.seqs[j] = uint32(j)
+		}
+	}
+	if rp.seqs != nil {
+		rp.seqs = append(rp.seqs, uint32(seq))
+	}
+	rp.keep.Add(rec)
+	var st entryState
+	if rec.Active {
+		st |= entryActive
+	}
+	if rec.Message {
+		st |= entryMessage
+	}
+	rp.state = append(rp.state, st)
+	return nil
+}
+
+// place marks the entries the replay puts on the path, and takes its tip.
+func (rp *replay) place() {
+	onPath, tip := rp.keep.Result(rp.seq)
+	rp.tip = tip
+	for i, on := range onPath {
+		if on {
+			rp.state[i] |= entryOnPath
+		} else {
+			rp.state[i] &^= entryOnPath
+		}
+	}
+}
+
 // applyPath makes the index of session sid match its active path and writes
 // its tip. With a non-zero deadline it stops when the deadline has passed
-// (checking every reconcileChunk changes) and reports done=false; s, when
-// not nil, then keeps the replay so that the next call on the connection
-// goes on where this one stopped without reading the session again.
+// (checking every reconcileChunk changes) and reports done=false; s then
+// keeps the replay so that the next call on the connection goes on where
+// this one stopped without reading the session again.
 func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err error) {
 	var rp *replay
-	if s != nil {
-		if ok, err := s.replay.current(c, sid); err != nil {
-			return false, err
-		} else if ok {
-			rp = s.replay
-		}
-		s.replay = nil // kept again only when this call stops early and cleanly
+	if ok, err := s.replay.current(c, sid); err != nil {
+		return false, err
+	} else if ok {
+		rp = s.replay
 	}
+	s.replay = nil // kept again only when this call stops early and cleanly
 	if rp == nil {
-		if rp, err = loadReplay(c, sid); err != nil {
+		if rp, err = loadReplay(c, sid, false); err != nil {
 			return false, err
 		}
 	}
+	return applyReplay(c, s, rp, deadline)
+}
+
+// applyReplay is applyPath with the session's replay read.
+func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, err error) {
 	if len(rp.state) == 0 {
 		return true, nil
 	}
@@ -226,14 +300,11 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 		}
 		if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
 			rp.next = i
-			if s != nil {
-				rp.mark = s.nextMark()
-				if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-					markKey, rp.mark); err != nil {
-					return false, err
-				}
-				s.replay = rp
+			rp.mark = s.nextMark()
+			if err := writeMark(c, rp.mark); err != nil {
+				return false, err
 			}
+			s.replay = rp
 			return false, nil
 		}
 		id := rp.id(i)
@@ -274,8 +345,14 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 	if rp.tip.Key != "" {
 		key = rp.tip.Key
 	}
-	return true, c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.id(len(rp.state)-1), rp.tip.Leaf, key, rp.tip.Messages)
+	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
+		rp.id(len(rp.state)-1), rp.tip.Leaf, key, rp.tip.Messages); err != nil {
+		return false, err
+	}
+	// Any change of active entries, by any connection, writes a new mark:
+	// a replay kept with an older one no longer describes the database.
+	rp.mark = s.nextMark()
+	return true, writeMark(c, rp.mark)
 }
 
 // reconcileChunk is how many events or index changes one step of
