@@ -528,3 +528,32 @@ func TestMigrateExistingEvents(t *testing.T) {
 		t.Fatalf("after a second migrate: %d results", len(res.Results))
 	}
 }
+
+// docs/store.md S7 "One call per append": the program of an append, its
+// trigger included, calls sessionsearch_entry once, not once for each
+// column its result is split into.
+func TestAppendCallsEntryOnce(t *testing.T) {
+	db, ctx := openStore(t)
+	if err := db.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.QueryContext(ctx, `EXPLAIN INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 0, '{}')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	calls := 0
+	for rows.Next() {
+		var addr, p1, p2, p3, p5 int
+		var opcode, p4, comment sql.NullString
+		if err := rows.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(p4.String, "sessionsearch_entry(") {
+			calls++
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("an append's program calls sessionsearch_entry %d times, want 1", calls)
+	}
+}

@@ -159,7 +159,10 @@ var derived = []object{
 						t.id, t.tip_leaf, t.tip_key, t.tip_messages) AS r
 				FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
 					LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
-						WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1));
+						WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1)
+				-- OFFSET keeps SQLite from flattening the subquery, which
+				-- would call sessionsearch_entry once for each use of r.
+				LIMIT -1 OFFSET 0);
 		-- The common case: the entry extends the active path.
 		INSERT INTO sessionsearch_fts(rowid, text)
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
