@@ -101,11 +101,11 @@ var derived = []object{
 	// Keys are text (KeyProblem), checked before the row is written.
 	{"TRIGGER", "sessionsearch_session_check", `BEFORE INSERT ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', p, NEW.session_key, NULL)
-			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p) WHERE p IS NOT NULL;
+			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p LIMIT -1 OFFSET 0) WHERE p IS NOT NULL;
 	END`},
 	{"TRIGGER", "sessionsearch_session_check_links", `BEFORE UPDATE OF spawned_by, parent_session_key ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', p, NEW.session_key, NULL)
-			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p) WHERE p IS NOT NULL;
+			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p LIMIT -1 OFFSET 0) WHERE p IS NOT NULL;
 	END`},
 	{"TRIGGER", "sessionsearch_session_insert", `AFTER INSERT ON sessions BEGIN
 		INSERT INTO sessionsearch_sessions(session_key) VALUES (NEW.session_key)
