@@ -69,6 +69,113 @@ func BenchmarkPeers(b *testing.B) {
 	m.report(b, c)
 }
 
+// BenchmarkPeersQueries times the queries of one script group
+// (SESSIONSEARCH_PEERS_GROUP, default latin; SESSIONSEARCH_PEERS_KIND, if
+// set, only those of one kind, as "common") on the same messages as
+// BenchmarkPeers, one path per sub-benchmark, so that a profile of one path
+// (go test -cpuprofile, or perf record on the test binary) holds nothing
+// else: ours (sessions_search), ours-bare (the bare MATCH on our index),
+// openclaw (its search), openclaw-bare (the bare MATCH on its unicode61
+// index), and ours-rank and openclaw-rank, the bare MATCH without its
+// snippet (so the index alone: no document read or tokenized). Both indexes are built once, before the sub-benchmarks, and their
+// FTS5 segments logged. us/query is the mean time of one query.
+func BenchmarkPeersQueries(b *testing.B) {
+	n := benchenv.Int(b, "SESSIONSEARCH_PEERS_MESSAGES", 50000)
+	perKind := benchenv.Int(b, "SESSIONSEARCH_PEERS_QUERIES", 10)
+	group, kind := os.Getenv("SESSIONSEARCH_PEERS_GROUP"), os.Getenv("SESSIONSEARCH_PEERS_KIND")
+	if group == "" {
+		group = peersFocus
+	}
+	c := loadPeersCorpus(b, n, perKind)
+	var qs []string
+	kinds := map[string]bool{}
+	for _, q := range c.queries {
+		if q.group == group {
+			kinds[q.kind] = true
+			if kind == "" || q.kind == kind {
+				qs = append(qs, q.text)
+			}
+		}
+	}
+	if len(qs) == 0 {
+		var ks []string
+		for k := range kinds {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		b.Fatalf("SESSIONSEARCH_PEERS_GROUP=%q SESSIONSEARCH_PEERS_KIND=%q select no query: the groups are %s, the kinds of this group %s",
+			group, kind, strings.Join(peersGroups, ", "), strings.Join(ks, ", "))
+	}
+	dir := b.TempDir()
+	ours, oc := &oursConfig{}, &openclawConfig{}
+	for _, cf := range []peersConfig{ours, oc} {
+		cf.open(b, dir)
+		defer cf.sqlDB().Close()
+		cf.build(b, c)
+	}
+	for _, t := range []struct {
+		db    *sql.DB
+		table string
+	}{{ours.sqlDB(), "sessionsearch_fts"}, {oc.sqlDB(), "session_transcript_fts"}} {
+		seg, _ := ftsStructure(b, t.db, t.table)
+		b.Logf("%s: %d FTS5 segments", t.table, seg)
+	}
+	b.Logf("%d messages, %d queries of group %s %s", len(c.texts), len(qs), group, kind)
+	// The index alone: each query's FTS5 expression (ours: sessions_match's,
+	// computed here once; OpenClaw's: quoted terms), rank order, 10 rowids,
+	// no snippet and so no document read or tokenized again.
+	rankOnly := func(db *sql.DB, table string, expr func(string) string) func(testing.TB, string) {
+		st, err := db.Prepare(`SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rank LIMIT 10`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exprs := map[string]string{}
+		for _, q := range qs {
+			exprs[q] = expr(q)
+		}
+		return func(tb testing.TB, q string) {
+			rows, err := st.Query(exprs[q])
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for rows.Next() {
+			}
+			if err := rows.Close(); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	oursRank := rankOnly(ours.sqlDB(), "sessionsearch_fts", func(q string) (e string) {
+		if err := ours.sqlDB().QueryRow(`SELECT sessions_match(?1)`, q).Scan(&e); err != nil {
+			b.Fatal(err)
+		}
+		return e
+	})
+	ocRank := rankOnly(oc.sqlDB(), "session_transcript_fts", func(q string) string { return openclawMatch(strings.Fields(q)) })
+	for _, p := range []struct {
+		name string
+		run  func(tb testing.TB, q string)
+	}{
+		{"ours", func(tb testing.TB, q string) { ours.search(tb, q) }},
+		{"ours-bare", func(tb testing.TB, q string) { ours.bareMatch(tb, q) }},
+		{"openclaw", func(tb testing.TB, q string) { oc.search(tb, q) }},
+		{"openclaw-bare", func(tb testing.TB, q string) { oc.bareMatch(tb, q) }},
+		{"ours-rank", oursRank},
+		{"openclaw-rank", ocRank},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			cpu := cpuTime(b)
+			for b.Loop() {
+				for _, q := range qs {
+					p.run(b, q)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(qs)), "us/query")
+			b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N*len(qs)), "cpu-us/query")
+		})
+	}
+}
+
 // peersLimit is the number of results every configuration returns.
 const peersLimit = 10
 
