@@ -53,9 +53,14 @@ import (
 // its space-separated terms as a substring, both lower-cased. recall is the
 // mean over the queries of the share of min(10, matches) that a
 // configuration's top 10 found; precision the mean share of its results that
-// are true; both are also logged per script group. ours-bare-p50-ms and
-// ours-bare-p99-ms time the same queries as a bare MATCH on our index, to
-// tell the index from what sessions_search adds.
+// are true; both are also logged per script group, with p50 and p99.
+// ours-bare-* and openclaw-bare-* time the same queries as a bare MATCH on
+// our index and on OpenClaw's unicode61 table, to tell the index from what
+// each search adds. The Latin group's p50 and p99 are also metrics
+// (<config>-latin-p50-ms, ...), with ours over OpenClaw's:
+// ours/openclaw-latin-p99 (the searches), ours-bare/openclaw-bare-latin-p99
+// (the indexes), ours/openclaw-bare-latin-p99 (our search against the bare
+// unicode61 MATCH), and the same at p50.
 func BenchmarkPeers(b *testing.B) {
 	n := benchenv.Int(b, "SESSIONSEARCH_PEERS_MESSAGES", 50000)
 	perKind := benchenv.Int(b, "SESSIONSEARCH_PEERS_QUERIES", 10)
