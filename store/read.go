@@ -23,23 +23,26 @@ import (
 // sessions the search may read as one byte per session number, so a match
 // is kept or dropped by its rowid alone (rowid >> 32 is its session), and
 // the rowid range of those sessions bounds FTS5's scan; hits holds only
-// rowid and score; cut is the :limit-th best score, and only the hits at or
-// above it are joined to their entries for the tie-breaks, since no hit
-// below it can be among the first :limit in any order of ties. The LIMIT
-// is a subquery because SQLite 3.54 reads a bare parameter there while it
-// prepares the statement, and then prepares it again after every binding.
+// rowid and score; only the hits at or above the :limit-th best score are
+// joined to their messages for the tie-breaks, since no hit below it can
+// be among the first :limit in any order of ties. The statement opens as
+// few temporary tables as it can (each costs a page cache of its own):
+// the mask is three one-row subqueries (sessions_searchable answers them
+// from the connection's cache), and the cut a subquery, not tables of
+// their own. The LIMIT is a subquery because SQLite 3.54 reads a bare
+// parameter there while it prepares the statement, and then prepares it
+// again after every binding.
 var SearchSQL = searchSQL(`
-  cut(score) AS (SELECT score FROM hits ORDER BY score DESC LIMIT 1 OFFSET :limit - 1),
-  top AS MATERIALIZED (
+  top AS (
     SELECT h.rowid, m.session_key, m.message_id, m.role, m.timestamp, h.score
     FROM hits AS h JOIN sessionsearch_messages AS m ON m.rowid = h.rowid
-    WHERE NOT EXISTS (SELECT 1 FROM cut) OR h.score >= (SELECT score FROM cut)
+    WHERE h.score >= coalesce((SELECT score FROM hits ORDER BY score DESC LIMIT 1 OFFSET :limit - 1), -1e999)
     ORDER BY h.score DESC, m.timestamp DESC, m.message_id, h.rowid
     LIMIT (SELECT :limit))`, `top.score DESC, top.timestamp DESC, top.message_id, top.rowid`)
 
 // RecentSQL is SearchSQL in the "recent" order: newest first.
 var RecentSQL = searchSQL(`
-  top AS MATERIALIZED (
+  top AS (
     SELECT h.rowid, m.session_key, m.message_id, m.role, m.timestamp, h.score
     FROM hits AS h JOIN sessionsearch_messages AS m ON m.rowid = h.rowid
     ORDER BY m.timestamp DESC, h.rowid DESC
@@ -48,14 +51,13 @@ var RecentSQL = searchSQL(`
 // searchSQL is the statement of SearchSQL and RecentSQL around the part
 // that picks the top rows, in order.
 func searchSQL(pick, order string) string {
-	return `WITH visible(mask) AS MATERIALIZED (SELECT sessions_searchable(:caller, :options, :session)),
-  hits AS MATERIALIZED (
+	return `WITH hits AS MATERIALIZED (
     SELECT f.rowid, -f.rank AS score
     FROM sessionsearch_fts AS f
     WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-      AND f.rowid >= (SELECT instr(mask, x'01') - 1 FROM visible) << 32
-      AND f.rowid < (SELECT length(mask) FROM visible) << 32
-      AND substr((SELECT mask FROM visible), (f.rowid >> 32) + 1, 1) = x'01'
+      AND f.rowid >= (SELECT instr(sessions_searchable(:caller, :options, :session), x'01') - 1) << 32
+      AND f.rowid < (SELECT length(sessions_searchable(:caller, :options, :session))) << 32
+      AND substr((SELECT sessions_searchable(:caller, :options, :session)), (f.rowid >> 32) + 1, 1) = x'01'
       AND (:after IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) > :after)
       AND (:before IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) < :before)
       AND (:project IS NULL OR EXISTS (SELECT 1 FROM sessionsearch_sessions AS s JOIN transcript_events AS e
