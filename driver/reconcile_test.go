@@ -17,42 +17,7 @@ import (
 // with indexing deferred (so that the session is pending), on conn.
 func bigSession(tb testing.TB, ctx context.Context, conn *sql.Conn, key string, n, every int) {
 	tb.Helper()
-	if err := driver.DeferIndexing(ctx, conn, true); err != nil {
-		tb.Fatal(err)
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := driver.AddSession(ctx, tx, driver.Session{Key: key}); err != nil {
-		tb.Fatal(err)
-	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO transcript_events VALUES (?1, ?2, ?3)`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := range n {
-		var ev string
-		parent := "null"
-		if i > 0 {
-			parent = fmt.Sprintf(`"e%d"`, i-1)
-		}
-		if i%every == 0 {
-			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":%s,"message":{"role":"user","content":"needle %d in a big session"}}`, i, parent, i)
-		} else {
-			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":%s,"message":{"role":"toolResult","content":"tool output %d"}}`, i, parent, i)
-		}
-		if _, err := stmt.ExecContext(ctx, key, i, ev); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	stmt.Close()
-	if err := tx.Commit(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := driver.DeferIndexing(ctx, conn, false); err != nil {
-		tb.Fatal(err)
-	}
+	issue15Load(tb, ctx, conn, key, n, func(i int) bool { return i%every == 0 })
 }
 
 func reconcileAll(tb testing.TB, ctx context.Context, conn *sql.Conn, budget time.Duration) (calls int) {
