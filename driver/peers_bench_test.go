@@ -674,8 +674,13 @@ WHERE sessionsearch_fts MATCH sessions_match(?1) ORDER BY rank LIMIT 10`); err !
 // index (docs/search.md Q1), with no visibility, no redaction and no JSON,
 // and returns how long it took.
 func (o *oursConfig) bareMatch(tb testing.TB, query string) time.Duration {
+	return timeRows(tb, o.bare, query)
+}
+
+// timeRows runs st with args, reads every row and returns how long it took.
+func timeRows(tb testing.TB, st *sql.Stmt, args ...any) time.Duration {
 	start := time.Now()
-	rows, err := o.bare.Query(query)
+	rows, err := st.Query(args...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -901,18 +906,7 @@ WHERE session_transcript_fts MATCH ?1 ORDER BY rank LIMIT 10`
 // and returns how long it took (the LIKE retry is not run: this times the
 // index).
 func (o *openclawConfig) bareMatch(tb testing.TB, query string) time.Duration {
-	st := o.s.get(tb, openclawBare)
-	start := time.Now()
-	rows, err := st.Query(openclawMatch(strings.Fields(strings.TrimSpace(query))))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for rows.Next() {
-	}
-	if err := rows.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Since(start)
+	return timeRows(tb, o.s.get(tb, openclawBare), openclawMatch(strings.Fields(strings.TrimSpace(query))))
 }
 
 func (o *openclawConfig) search(tb testing.TB, query string) ([]int, string) {
