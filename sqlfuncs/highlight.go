@@ -98,12 +98,6 @@ type Tokens interface {
 	At(i int) Token
 }
 
-// TokenSlice is Tokens held in a slice.
-type TokenSlice []Token
-
-func (t TokenSlice) Len() int       { return len(t) }
-func (t TokenSlice) At(i int) Token { return t[i] }
-
 // Matches returns the ranges of the phrases' instances in a text of the
 // given tokens, in FTS5's order (see above). Besides the tokens it holds
 // two integers for each position of the text.

@@ -23,6 +23,12 @@ func fakeTokens(text string) []Token {
 	return out
 }
 
+// tokenSlice is Tokens held in a slice.
+type tokenSlice []Token
+
+func (t tokenSlice) Len() int       { return len(t) }
+func (t tokenSlice) At(i int) Token { return t[i] }
+
 func TestMatches(t *testing.T) {
 	for _, c := range []struct {
 		name, text, query string
@@ -55,7 +61,7 @@ func TestMatches(t *testing.T) {
 			if c.prefix {
 				phrases[len(phrases)-1].Prefix = true
 			}
-			if got := Matches(TokenSlice(fakeTokens(c.text)), phrases); !reflect.DeepEqual(got, c.want) {
+			if got := Matches(tokenSlice(fakeTokens(c.text)), phrases); !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("Matches(%q, %q) = %v, want %v", c.text, c.query, got, c.want)
 			}
 		})
