@@ -246,7 +246,7 @@ func fnSessionsSearch(c *call) error {
 	}
 	visible := d.Visible
 	if opts.SessionKey != "" {
-		exists, err := store.SessionExists(db, opts.SessionKey)
+		exists, err := d.Exists(db, opts.SessionKey)
 		if err != nil {
 			return err
 		}

@@ -148,6 +148,25 @@ type Decision struct {
 	// Of the database version the decision was built for:
 	searchable []byte // a 1 at each visible sid that is not pending
 	pending    bool   // a visible session is pending
+	// one is the row of the last session asked about by key: a search of
+	// one session asks three times (Exists, Searchable, Pending).
+	one struct {
+		key string
+		row sessionRow
+		ok  bool
+	}
+}
+
+// session returns the row of session key, read once per decision.
+func (d *Decision) session(c Conn, key string) (sessionRow, error) {
+	if d.one.ok && d.one.key == key {
+		return d.one.row, nil
+	}
+	row, err := readSession(c, key)
+	if err == nil {
+		d.one.key, d.one.row, d.one.ok = key, row, true
+	}
+	return row, err
 }
 
 // build reads the sessions, once per decision: one pass over the sessions
@@ -190,7 +209,7 @@ func (d *Decision) Searchable(c Conn, session string) ([]byte, error) {
 	if session == "" {
 		return d.searchable, nil
 	}
-	s, err := readSession(c, session)
+	s, err := d.session(c, session)
 	if err != nil || !s.exists || s.sid >= int64(len(d.searchable)) || d.searchable[s.sid] == 0 {
 		return nil, err
 	}
@@ -204,16 +223,16 @@ func (d *Decision) Searchable(c Conn, session string) ([]byte, error) {
 // search.
 func (d *Decision) Pending(c Conn, session string) (bool, error) {
 	if session != "" {
-		s, err := readSession(c, session)
+		s, err := d.session(c, session)
 		return s.pending && d.Visible(session), err
 	}
 	err := d.build(c)
 	return d.pending, err
 }
 
-// SessionExists reports whether the store has session key.
-func SessionExists(c Conn, key string) (bool, error) {
-	s, err := readSession(c, key)
+// Exists reports whether the store has session key.
+func (d *Decision) Exists(c Conn, key string) (bool, error) {
+	s, err := d.session(c, key)
 	return s.exists, err
 }
 
