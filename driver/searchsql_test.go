@@ -310,3 +310,32 @@ func TestSearchSeesOtherConnections(t *testing.T) {
 		t.Fatalf("agent:main:main: %d results after another connection reconciled, want 4", n)
 	}
 }
+
+// docs/search.md Q17: the statement opens three temporary tables (the hits
+// and two sorts); each costs a page cache of its own at every run.
+func TestSearchStatementTables(t *testing.T) {
+	db, _ := openStore(t)
+	for name, query := range map[string]string{"relevance": extension.SearchSQL, "recent": store.RecentSQL} {
+		rows, err := db.Query(`EXPLAIN `+query, sql.Named("query", "x"), sql.Named("prefix", false), sql.Named("caller", "agent:main:main"),
+			sql.Named("options", "{}"), sql.Named("session", nil), sql.Named("after", nil), sql.Named("before", nil),
+			sql.Named("project", nil), sql.Named("project_dir", nil), sql.Named("limit", 11), sql.Named("snippet_chars", 40))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables := 0
+		for rows.Next() {
+			var addr, p1, p2, p3, p5 int
+			var opcode, p4, comment sql.NullString
+			if err := rows.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+				t.Fatal(err)
+			}
+			if opcode.String == "OpenEphemeral" || opcode.String == "SorterOpen" {
+				tables++
+			}
+		}
+		rows.Close()
+		if tables > 3 {
+			t.Errorf("the %s statement opens %d temporary tables, want at most 3", name, tables)
+		}
+	}
+}
