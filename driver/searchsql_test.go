@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand"
@@ -337,5 +338,193 @@ func TestSearchStatementTables(t *testing.T) {
 		if tables > 3 {
 			t.Errorf("the %s statement opens %d temporary tables, want at most 3", name, tables)
 		}
+	}
+}
+
+// docs/search.md Q21: the store renews the change token at every change of
+// what visibility reads, and only then, so that a connection keeps its
+// decisions across appends. Each case runs its setup, then its statements,
+// on one connection of a store with the sessions agent:main:main (one
+// message) and agent:main:sub (none).
+func TestChangeToken(t *testing.T) {
+	const deferred = `INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:sub', 0, '{"type":"message","id":"s","parentId":null,"message":{"role":"user","content":"late"}}')`
+	for _, c := range []struct {
+		name       string
+		setup, sql []string
+		changes    bool
+	}{
+		{"append", nil, []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","content":"more"}}')`}, false},
+		{"rewind", nil, []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"leaf","id":"l","targetId":"a"}')`}, false},
+		{"created_at", nil, []string{`UPDATE sessions SET created_at = 5 WHERE session_key = 'agent:main:sub'`}, false},
+		{"new session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:new')`}, true},
+		{"existing session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:sub') ON CONFLICT DO NOTHING`}, false},
+		{"link", nil, []string{`UPDATE sessions SET spawned_by = 'agent:main:main' WHERE session_key = 'agent:main:sub'`}, true},
+		{"delete", nil, []string{`DELETE FROM sessions WHERE session_key = 'agent:main:sub'`}, true},
+		{"deferred", []string{`SELECT sessions_defer_indexing(1)`}, []string{deferred}, true},
+		{"deferred again", []string{`SELECT sessions_defer_indexing(1)`, deferred}, []string{
+			`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:sub', 1, '{"type":"message","id":"t","parentId":"s","message":{"role":"assistant","content":"later"}}')`}, false},
+		{"reconciled", []string{`SELECT sessions_defer_indexing(1)`, deferred, `SELECT sessions_defer_indexing(0)`}, []string{`SELECT sessions_reconcile(1000)`}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, ctx := openStore(t)
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for _, key := range []string{"agent:main:main", "agent:main:sub"} {
+				if err := driver.AddSession(ctx, conn, driver.Session{Key: key}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := driver.Append(ctx, conn, "agent:main:main", message("a", "", "user", "guava", 1)); err != nil {
+				t.Fatal(err)
+			}
+			token := func() string {
+				t.Helper()
+				var v []byte
+				if err := conn.QueryRowContext(ctx, `SELECT value FROM sessionsearch_meta WHERE key = 'sessions_change'`).Scan(&v); err != nil || len(v) != 8 {
+					t.Fatalf("change token %x: %v", v, err)
+				}
+				return string(v)
+			}
+			run := func(sqls []string) {
+				t.Helper()
+				for _, q := range sqls {
+					if _, err := conn.ExecContext(ctx, q); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+			}
+			run(c.setup)
+			before := token()
+			run(c.sql)
+			if changed := token() != before; changed != c.changes {
+				t.Errorf("%s: token renewed %v, want %v", c.sql, changed, c.changes)
+			}
+		})
+	}
+}
+
+// A connection's kept visibility follows every change of the sessions,
+// including one rolled back, on the connection itself or another, and with
+// a schema that keeps no change token.
+func TestSearchFollowsSessionChanges(t *testing.T) {
+	db, ctx := openStore(t)
+	reader, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	var tx *sql.Tx
+	defer func() {
+		if tx != nil {
+			tx.Rollback() // a failed check leaves it open
+		}
+	}()
+	count := func(q queryRower, caller string) int {
+		t.Helper()
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT json_array_length(sessions_search('guava', json_object('caller', ?1)) -> '$.results')`, caller).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	add := func(e interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}, key string) {
+		t.Helper()
+		if err := driver.AddSession(ctx, e, driver.Session{Key: key}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := driver.Append(ctx, e, key, message("a", "", "user", "guava "+key, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(reader, "agent:main:main")
+	if n := count(reader, "agent:main:main"); n != 1 {
+		t.Fatalf("%d results, want 1", n)
+	}
+	// Inside a transaction the search sees it; after the rollback it
+	// doesn't, and a later change is never taken for the rolled-back one.
+	tx, err = reader.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(tx, "agent:main:gone")
+	if n := count(tx, "agent:main:main"); n != 2 {
+		t.Fatalf("%d results inside the transaction, want 2", n)
+	}
+	tx.Rollback()
+	tx, err = reader.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another agent's session, with the session number the rolled-back
+	// one had: a decision kept from inside the first transaction would
+	// show it.
+	add(tx, "agent:ops:kept")
+	var keys string
+	if err := tx.QueryRowContext(ctx, `SELECT group_concat(value ->> 'sessionKey', ' ') FROM json_each(sessions_search('guava', '{"caller":"agent:main:main"}') -> '$.results')`).Scan(&keys); err != nil {
+		t.Fatal(err)
+	}
+	if keys != "agent:main:main" {
+		t.Fatalf("results from %q after a rollback and another change, want agent:main:main only", keys)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// A link filled in later: the subagent now sees the session it spawned.
+	add(db, "agent:main:sub")
+	add(db, "agent:ops:child")
+	if n := count(reader, "agent:main:sub"); n != 1 {
+		t.Fatalf("agent:main:sub: %d results before the link, want 1", n)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE sessions SET spawned_by = 'agent:main:sub' WHERE session_key = 'agent:ops:child'`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(reader, "agent:main:sub"); n != 2 {
+		t.Fatalf("agent:main:sub: %d results after another connection linked a child, want 2", n)
+	}
+	// The highest session number deleted and given to a session the caller
+	// does not see.
+	if n := count(reader, "agent:main:main"); n != 2 {
+		t.Fatalf("%d results, want 2", n)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM sessions WHERE session_key = 'agent:ops:child'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM sessions WHERE session_key = 'agent:main:sub'`); err != nil {
+		t.Fatal(err)
+	}
+	add(db, "agent:ops:other")
+	if n := count(reader, "agent:main:main"); n != 1 {
+		t.Fatalf("%d results after a delete and a session of another agent, want 1", n)
+	}
+	// A schema of another build keeps no token: decisions last only while
+	// the database is unchanged.
+	if _, err := db.ExecContext(ctx, `UPDATE sessionsearch_meta SET value = 'another' WHERE key = 'schema_digest'`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(reader, "agent:main:main"); n != 1 {
+		t.Fatalf("%d results under another schema digest, want 1", n)
+	}
+	// A session added as another build would, leaving the token as it was.
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	var token []byte
+	if err := writer.QueryRowContext(ctx, `SELECT value FROM sessionsearch_meta WHERE key = 'sessions_change'`).Scan(&token); err != nil {
+		t.Fatal(err)
+	}
+	add(writer, "agent:main:late")
+	if _, err := writer.ExecContext(ctx, `UPDATE sessionsearch_meta SET value = ?1 WHERE key = 'sessions_change'`, token); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(reader, "agent:main:main"); n != 2 {
+		t.Fatalf("%d results after a new session under a schema without the token's triggers, want 2", n)
 	}
 }

@@ -25,9 +25,28 @@ import (
 // filters with the very policy the options gave, not a copy re-encoded.
 
 // visibility returns the decision of a policy: the store's, cached on the
-// connection while the database is unchanged. Call it inside snapshot.
+// connection while what it reads is unchanged. Call it inside snapshot.
 func visibility(c *call, db conn, policy sqlfuncs.Policy) (*store.Decision, error) {
-	return c.state.store.Visibility(db, db.version(), policy)
+	return c.state.store.Visibility(db, c.state.storeVersion(db), policy)
+}
+
+// storeVersion reads the store.Version of db: its change token, or, when
+// the schema keeps none (another build's, or no store), the database
+// version.
+func (st *connState) storeVersion(db conn) store.Version {
+	if s, done, err := st.keptStatement(db, store.ChangeSQL); err == nil {
+		row, err := s.step()
+		token := ""
+		if err == nil && row {
+			token = s.Text(0)
+		}
+		done()
+		if token != "" {
+			return store.Version{Change: token}
+		}
+	}
+	v := db.version()
+	return store.Version{Data: v[0], Changes: v[1]}
 }
 
 // snapshotSQL holds a read transaction while it is stepped and not reset.

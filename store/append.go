@@ -110,7 +110,7 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 	}
 	if deferred {
-		if err := c.Exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, a.SID); err != nil {
+		if err := setPending(c, a.SID, true); err != nil {
 			return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 		}
 	}

@@ -74,8 +74,8 @@ func migrate(c Conn, m meta) error {
 			return err
 		}
 	}
-	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3), ('path_version', ?4)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest, PathVersion); err != nil {
+	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3), ('path_version', ?4), (?5, randomblob(8))
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest, PathVersion, changeKey); err != nil {
 		return err
 	}
 	if m.exists && m.path != PathVersion {

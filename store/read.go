@@ -251,12 +251,21 @@ func readSession(c Conn, key string) (sessionRow, error) {
 	return s, err
 }
 
+// Version names the state of the database that visibility decisions are
+// built from. With this build's schema it is the change token (ChangeSQL),
+// which the store's triggers renew at every change of the sessions, their
+// links or their indexing state, and which appends leave alone; without
+// one, it is what changes with any commit or any change on the connection.
+type Version struct {
+	Change        string // the change token; "" when the schema keeps none
+	Data, Changes int64  // without a token: PRAGMA data_version, and the connection's total changes
+}
+
 // Visibility returns the decision of a policy (package sqlfuncs' rules over
 // the caller's SpawnTree). A connection keeps the decisions of its last few
-// policies, by Policy.Key, while the database is unchanged (version: what
-// changes with any commit or any change on the connection): an MCP server
-// or a gateway asks for several callers in turn on one connection.
-func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (*Decision, error) {
+// policies, by Policy.Key, while version is the same: an MCP server or a
+// gateway asks for several callers in turn on one connection.
+func (s *State) Visibility(c Conn, version Version, policy sqlfuncs.Policy) (*Decision, error) {
 	cache := &s.visible
 	key := policy.Key()
 	if cache.version != version {
@@ -288,9 +297,9 @@ func (s *State) Visibility(c Conn, version [2]int64, policy sqlfuncs.Policy) (*D
 }
 
 // visibilityCache is a connection's decisions by policy key, and the
-// sessions they read, for one database version.
+// sessions they read, for one Version.
 type visibilityCache struct {
-	version [2]int64
+	version Version
 	byKey   map[string]*Decision
 }
 

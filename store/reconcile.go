@@ -33,7 +33,7 @@ func (s *State) Repath(c Conn, sid int64) error {
 	// A session that is not pending has every seq from 0: its newest seq
 	// counts its entries.
 	if newest&MaxSeq+1 > MaxInlineEntries || messages > MaxInlineMessages {
-		return c.Exec(`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid = ?1`, sid)
+		return setPending(c, sid, true)
 	}
 	var rp *replay
 	if kept != nil && kept.sid == sid {
@@ -467,7 +467,7 @@ func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, de
 	if err != nil || !done {
 		return false, err
 	}
-	return true, c.Exec(`UPDATE sessionsearch_sessions SET pending = 0 WHERE sid = ?1`, sid)
+	return true, setPending(c, sid, false)
 }
 
 // PendingSessions counts the sessions waiting for Reconcile.

@@ -106,10 +106,12 @@ var derived = []object{
 	{"TRIGGER", "sessionsearch_session_check_links", `BEFORE UPDATE OF spawned_by, parent_session_key ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', p, NEW.session_key, NULL)
 			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p LIMIT -1 OFFSET 0) WHERE p IS NOT NULL;
+		` + renewChangeSQL + `;
 	END`},
 	{"TRIGGER", "sessionsearch_session_insert", `AFTER INSERT ON sessions BEGIN
 		INSERT INTO sessionsearch_sessions(session_key) VALUES (NEW.session_key)
 			ON CONFLICT(session_key) DO NOTHING;
+		` + renewChangeSQL + `;
 	END`},
 	{"TRIGGER", "sessionsearch_session_rename", `BEFORE UPDATE OF session_key ON sessions
 		WHEN OLD.session_key IS NOT NEW.session_key BEGIN
@@ -132,6 +134,7 @@ var derived = []object{
 		DELETE FROM sessionsearch_sessions WHERE session_key = OLD.session_key;
 		DELETE FROM transcript_events WHERE session_key = OLD.session_key;
 		DELETE FROM sessionsearch_meta WHERE key = 'reconcile_mark';
+		` + renewChangeSQL + `;
 	END`},
 	{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the session and insert it again', OLD.session_key, OLD.seq);
@@ -174,6 +177,36 @@ var derived = []object{
 				AND e.info ->> 'moves';
 	END`},
 }
+
+// changeKey is the sessionsearch_meta row of the change token: a random
+// value that the store renews at every change of what visibility decisions
+// read (the sessions, their links, their indexing state), and only then, so
+// that a connection keeps its decisions across appends (docs/search.md
+// Q21). The session triggers renew it, and setPending. Random, not
+// counted: a rolled-back change must not bring back a value that a
+// decision was kept under. Not a trigger on sessionsearch_sessions: a
+// trigger would give each of the store's own updates of that table a
+// statement savepoint, where FTS5 writes its pending terms out.
+const changeKey = "sessions_change"
+
+// renewChangeSQL gives the change token a new value.
+const renewChangeSQL = `UPDATE sessionsearch_meta SET value = randomblob(8) WHERE key = '` + changeKey + `'`
+
+// setPending sets the indexing state of session sid, and renews the change
+// token.
+func setPending(c Conn, sid int64, pending bool) error {
+	if err := c.Exec(`UPDATE sessionsearch_sessions SET pending = ?2 WHERE sid = ?1`, sid, pending); err != nil {
+		return err
+	}
+	return c.Exec(renewChangeSQL)
+}
+
+// ChangeSQL returns the change token while the database has this build's
+// schema (its digest is this build's, so its triggers keep the token), and
+// no row otherwise: a connection's visibility decisions are then kept only
+// while the database is unchanged.
+var ChangeSQL = `SELECT value FROM sessionsearch_meta WHERE key = '` + changeKey + `'
+	AND (SELECT value FROM sessionsearch_meta WHERE key = 'schema_digest') = '` + schemaDigest + `'`
 
 // replaceRefused is the refusal of an INSERT OR REPLACE into sessions that
 // would delete the row it replaces (ReplacesSessions, docs/store.md S18).
