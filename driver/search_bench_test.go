@@ -35,7 +35,7 @@ import (
 // minutes); it is rebuilt when its size differs.
 func BenchmarkSearch(b *testing.B) {
 	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_MESSAGES", 1_000_000)
-	db, texts := searchCorpus(b, messages)
+	db, texts := searchCorpus(b, messages, os.Getenv("SESSIONSEARCH_BENCH_DB"))
 	queries := searchQueries(texts, rand.New(rand.NewSource(2)))
 	bare, err := db.Prepare(`SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 ORDER BY rank LIMIT 10`)
 	if err != nil {
@@ -102,6 +102,71 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(mean(all.search)/mean(all.bare), "search/bare")
 }
 
+// BenchmarkSearchAfterWrite: what a write on the same connection costs the
+// next search. A connection keeps its callers' visibility decisions while
+// the sessions are unchanged (docs/search.md Q21), so an append should cost
+// the next search nothing, while a new session makes it read every
+// session again. Rare-word queries of BenchmarkSearch for an agent's main
+// session, over SESSIONSEARCH_AFTERWRITE_MESSAGES messages (default 40,000)
+// in its 2,000 sessions; each query is timed alone, after an append to an
+// existing session, and after a new session (each time the same query
+// again). Reported: the mean of each against the mean alone.
+func BenchmarkSearchAfterWrite(b *testing.B) {
+	messages := benchenv.Int(b, "SESSIONSEARCH_AFTERWRITE_MESSAGES", 40_000)
+	db, texts := searchCorpus(b, messages, "")
+	var queries []searchQuery
+	for _, q := range searchQueries(texts, rand.New(rand.NewSource(2))) {
+		if q.class == "rare" {
+			queries = append(queries, q)
+		}
+	}
+	texts = nil
+	runtime.GC()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	options := `{"caller":"` + benchSessionKey(0) + `"}`
+	search := func(q searchQuery) time.Duration {
+		t0 := time.Now()
+		var js string
+		if err := conn.QueryRowContext(ctx, `SELECT sessions_search(?1, ?2)`, q.text, options).Scan(&js); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	// The writer appends to a session of its own, each message the child of
+	// the one before, as an agent writes its transcript.
+	writer := benchSessionKey(0) + ":writer"
+	if err := driver.AddSession(ctx, conn, driver.Session{Key: writer}); err != nil {
+		b.Fatal(err)
+	}
+	var alone, afterAppend, afterSession []time.Duration
+	n, parent := 0, ""
+	for b.Loop() {
+		for _, q := range queries {
+			search(q) // after the last write of the loop
+			alone = append(alone, search(q))
+			n++
+			id := fmt.Sprintf("w%d", n)
+			if _, err := driver.Append(ctx, conn, writer, message(id, parent, "user", "qqwrite", int64(n))); err != nil {
+				b.Fatal(err)
+			}
+			parent = id
+			afterAppend = append(afterAppend, search(q))
+			if err := driver.AddSession(ctx, conn, driver.Session{Key: fmt.Sprintf("agent:a1:new%d", n)}); err != nil {
+				b.Fatal(err)
+			}
+			afterSession = append(afterSession, search(q))
+		}
+	}
+	b.ReportMetric(mean(afterAppend)/mean(alone), "after-append/alone")
+	b.ReportMetric(mean(afterSession)/mean(alone), "after-new-session/alone")
+	b.ReportMetric(mean(alone)*1000, "alone-µs")
+}
+
 // percentile is the p-th quantile of ds in milliseconds.
 func percentile(ds []time.Duration, p float64) float64 {
 	s := slices.Clone(ds)
@@ -133,8 +198,8 @@ func benchSessionKey(s int) string {
 // searchCorpus returns a store of messages messages in 2,000 sessions, and
 // each message's text and language. Half the sessions after the main ones
 // were spawned by an earlier session. Each message is 1-6 strings of its
-// session's catalog.
-func searchCorpus(b testing.TB, messages int) (*driver.DB, []corpusText) {
+// session's catalog. The store is kept at path when it is not empty.
+func searchCorpus(b testing.TB, messages int, path string) (*driver.DB, []corpusText) {
 	const sessions = 2000
 	r := rand.New(rand.NewSource(1))
 	catalogs := make([][]string, len(searchLanguages))
@@ -150,7 +215,6 @@ func searchCorpus(b testing.TB, messages int) (*driver.DB, []corpusText) {
 		}
 		texts[m] = corpusText{lang: searchLanguages[lang], text: strings.Join(parts, "\n")}
 	}
-	path := os.Getenv("SESSIONSEARCH_BENCH_DB")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "search.db")
 	}
