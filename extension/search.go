@@ -25,48 +25,44 @@ import (
 // filters with the very policy the options gave, not a copy re-encoded.
 
 // visibility returns the decision of a policy: the store's, cached on the
-// connection while what it reads is unchanged. Call it inside snapshot.
-func visibility(c *call, db conn, policy sqlfuncs.Policy) (*store.Decision, error) {
-	return c.state.store.Visibility(db, c.state.storeVersion(db), policy)
+// connection while what it reads is unchanged (v, from snapshot).
+func visibility(c *call, db conn, v store.Version, policy sqlfuncs.Policy) (*store.Decision, error) {
+	return c.state.store.Visibility(db, v, policy)
 }
 
-// storeVersion reads the store.Version of db: its change token, or, when
-// the schema keeps none (another build's, or no store), the database
-// version.
-func (st *connState) storeVersion(db conn) store.Version {
-	if s, done, err := st.keptStatement(db, store.ChangeSQL); err == nil {
-		row, err := s.step()
-		token := ""
-		if err == nil && row {
-			token = s.Text(0)
-		}
-		done()
-		if token != "" {
-			return store.Version{Change: token}
-		}
-	}
-	v := db.version()
-	return store.Version{Data: v[0], Changes: v[1]}
-}
-
-// snapshotSQL holds a read transaction while it is stepped and not reset.
+// snapshotSQL holds a read transaction while it is stepped and not reset,
+// on a database without the store's tables.
 const snapshotSQL = `PRAGMA data_version`
 
-// snapshot holds a read transaction on db until done: what the call reads
-// is one version of the database, and db.version() names it. A function
-// called by a statement that reads no table (SELECT sessions_search(...))
-// runs outside any transaction, where the version SQLite reports is the
-// one of the last transaction and misses other connections' commits since.
-func snapshot(c *call, db conn) (done func(), err error) {
-	s, done, err := c.state.keptStatement(db, snapshotSQL)
+// snapshot holds a read transaction on db until done, so that what the call
+// reads is one version of the database, and returns the store.Version that
+// names it: the change token when the schema keeps one (store.ChangeSQL,
+// whose one row holds the transaction), else the database version. A
+// function called by a statement that reads no table (SELECT
+// sessions_search(...)) runs outside any transaction, where the version
+// SQLite reports is the one of the last transaction and misses other
+// connections' commits since.
+func snapshot(c *call, db conn) (done func(), v store.Version, err error) {
+	token := true
+	s, done, err := c.state.keptStatement(db, store.ChangeSQL)
+	if err != nil { // no store here
+		token = false
+		if s, done, err = c.state.keptStatement(db, snapshotSQL); err != nil {
+			return nil, v, err
+		}
+	}
+	row, err := s.step()
 	if err != nil {
-		return nil, err
-	}
-	if _, err := s.step(); err != nil {
 		done()
-		return nil, err
+		return nil, v, err
 	}
-	return done, nil
+	if row && token && !s.IsNull(0) {
+		if token := s.Text(0); token != "" {
+			return done, store.Version{Change: token}, nil
+		}
+	}
+	dv := db.version()
+	return done, store.Version{Data: dv[0], Changes: dv[1]}, nil
 }
 
 // visibleCache is one caller's visibility, kept for the rest of the
@@ -97,12 +93,12 @@ func fnSessionVisible(c *call) error {
 	if err != nil {
 		return err
 	}
-	done, err := snapshot(c, c.conn())
+	done, version, err := snapshot(c, c.conn())
 	if err != nil {
 		return err
 	}
 	defer done()
-	d, err := visibility(c, c.conn(), policy)
+	d, err := visibility(c, c.conn(), version, policy)
 	if err != nil {
 		return err
 	}
@@ -124,12 +120,12 @@ func fnSessionsSearchable(c *call) error {
 		if err != nil {
 			return err
 		}
-		done, err := snapshot(c, db)
+		done, version, err := snapshot(c, db)
 		if err != nil {
 			return err
 		}
 		defer done()
-		if d, err = visibility(c, db, policy); err != nil {
+		if d, err = visibility(c, db, version, policy); err != nil {
 			return err
 		}
 	}
@@ -254,12 +250,12 @@ func fnSessionsSearch(c *call) error {
 		return err
 	}
 	db := c.conn()
-	done, err := snapshot(c, db)
+	done, version, err := snapshot(c, db)
 	if err != nil {
 		return err
 	}
 	defer done()
-	d, err := visibility(c, db, opts.Policy())
+	d, err := visibility(c, db, version, opts.Policy())
 	if err != nil {
 		return err
 	}
@@ -333,12 +329,12 @@ func fnSessionsHistory(c *call) error {
 		return err
 	}
 	db := c.conn()
-	done, err := snapshot(c, db)
+	done, version, err := snapshot(c, db)
 	if err != nil {
 		return err
 	}
 	defer done()
-	d, err := visibility(c, db, opts.Policy())
+	d, err := visibility(c, db, version, opts.Policy())
 	if err != nil {
 		return err
 	}

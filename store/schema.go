@@ -201,12 +201,13 @@ func setPending(c Conn, sid int64, pending bool) error {
 	return c.Exec(renewChangeSQL)
 }
 
-// ChangeSQL returns the change token while the database has this build's
-// schema (its digest is this build's, so its triggers keep the token), and
-// no row otherwise: a connection's visibility decisions are then kept only
-// while the database is unchanged.
-var ChangeSQL = `SELECT value FROM sessionsearch_meta WHERE key = '` + changeKey + `'
-	AND (SELECT value FROM sessionsearch_meta WHERE key = 'schema_digest') = '` + schemaDigest + `'`
+// ChangeSQL returns one row: the change token while the database has this
+// build's schema (its digest is this build's, so its triggers keep the
+// token), NULL otherwise, when a connection's visibility decisions are kept
+// only while the database is unchanged. Stepped and not reset, it holds a
+// read transaction.
+var ChangeSQL = `SELECT (SELECT value FROM sessionsearch_meta WHERE key = '` + changeKey + `'
+	AND (SELECT value FROM sessionsearch_meta WHERE key = 'schema_digest') = '` + schemaDigest + `')`
 
 // replaceRefused is the refusal of an INSERT OR REPLACE into sessions that
 // would delete the row it replaces (ReplacesSessions, docs/store.md S18).
