@@ -141,11 +141,11 @@ func ActivePath(c Conn, key string) ([]sqlfuncs.HistoryMessage, bool, error) {
 // session keys it sees (Visible), and, read from the sessions table on
 // first use, which session numbers a search under it reads (Searchable)
 // and whether a session it sees waits for indexing (Pending). A connection
-// keeps it while the database is unchanged.
+// keeps it while the Version it was built for holds (Visibility).
 type Decision struct {
 	Visible func(target string) bool
 	built   bool
-	// Of the database version the decision was built for:
+	// Of the Version the decision was built for:
 	searchable []byte // a 1 at each visible sid that is not pending
 	pending    bool   // a visible session is pending
 	// one is the row of the last session asked about by key: a search of
