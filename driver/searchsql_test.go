@@ -352,18 +352,22 @@ func TestChangeToken(t *testing.T) {
 		name       string
 		setup, sql []string
 		changes    bool
+		// searchable, when set: the searchable messages of agent:main:main
+		// after sql, to show the change happened.
+		searchable int
 	}{
-		{"append", nil, []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","content":"more"}}')`}, false},
-		{"rewind", nil, []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"leaf","id":"l","targetId":"a"}')`}, false},
-		{"created_at", nil, []string{`UPDATE sessions SET created_at = 5 WHERE session_key = 'agent:main:sub'`}, false},
-		{"new session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:new')`}, true},
-		{"existing session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:sub') ON CONFLICT DO NOTHING`}, false},
-		{"link", nil, []string{`UPDATE sessions SET spawned_by = 'agent:main:main' WHERE session_key = 'agent:main:sub'`}, true},
-		{"delete", nil, []string{`DELETE FROM sessions WHERE session_key = 'agent:main:sub'`}, true},
-		{"deferred", []string{`SELECT sessions_defer_indexing(1)`}, []string{deferred}, true},
+		{"append", nil, []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","content":"more"}}')`}, false, 2},
+		{"rewind", []string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 1, '{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","content":"more"}}')`},
+			[]string{`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:main', 2, '{"type":"leaf","id":"l","targetId":"a"}')`}, false, 1},
+		{"created_at", nil, []string{`UPDATE sessions SET created_at = 5 WHERE session_key = 'agent:main:sub'`}, false, 0},
+		{"new session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:new')`}, true, 0},
+		{"existing session", nil, []string{`INSERT INTO sessions(session_key) VALUES ('agent:main:sub') ON CONFLICT DO NOTHING`}, false, 0},
+		{"link", nil, []string{`UPDATE sessions SET spawned_by = 'agent:main:main' WHERE session_key = 'agent:main:sub'`}, true, 0},
+		{"delete", nil, []string{`DELETE FROM sessions WHERE session_key = 'agent:main:sub'`}, true, 0},
+		{"deferred", []string{`SELECT sessions_defer_indexing(1)`}, []string{deferred}, true, 0},
 		{"deferred again", []string{`SELECT sessions_defer_indexing(1)`, deferred}, []string{
-			`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:sub', 1, '{"type":"message","id":"t","parentId":"s","message":{"role":"assistant","content":"later"}}')`}, false},
-		{"reconciled", []string{`SELECT sessions_defer_indexing(1)`, deferred, `SELECT sessions_defer_indexing(0)`}, []string{`SELECT sessions_reconcile(1000)`}, true},
+			`INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:sub', 1, '{"type":"message","id":"t","parentId":"s","message":{"role":"assistant","content":"later"}}')`}, false, 0},
+		{"reconciled", []string{`SELECT sessions_defer_indexing(1)`, deferred, `SELECT sessions_defer_indexing(0)`}, []string{`SELECT sessions_reconcile(1000)`}, true, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, ctx := openStore(t)
@@ -401,6 +405,12 @@ func TestChangeToken(t *testing.T) {
 			run(c.sql)
 			if changed := token() != before; changed != c.changes {
 				t.Errorf("%s: token renewed %v, want %v", c.sql, changed, c.changes)
+			}
+			if c.searchable != 0 {
+				var n int
+				if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sessionsearch_messages WHERE session_key = 'agent:main:main'`).Scan(&n); err != nil || n != c.searchable {
+					t.Errorf("%d searchable messages after %s (%v), want %d", n, c.sql, err, c.searchable)
+				}
 			}
 		})
 	}
