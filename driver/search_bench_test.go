@@ -241,6 +241,9 @@ func searchCorpus(b testing.TB, messages int, path string) (*driver.DB, []corpus
 	conn, _ := db.Conn(ctx)
 	defer conn.Close()
 	driver.DeferIndexing(ctx, conn, true)
+	// The connection goes back to the pool: a later db.Conn must not
+	// inherit the deferral.
+	defer driver.DeferIndexing(ctx, conn, false)
 	start := time.Now()
 	tx, _ := conn.BeginTx(ctx, nil)
 	ins, _ := tx.Prepare(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`)
