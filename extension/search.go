@@ -43,10 +43,10 @@ const snapshotSQL = `PRAGMA data_version`
 // SQLite reports is the one of the last transaction and misses other
 // connections' commits since.
 func snapshot(c *call, db conn) (done func(), v store.Version, err error) {
-	token := true
+	hasToken := true
 	s, done, err := c.state.keptStatement(db, store.ChangeSQL)
 	if err != nil { // no store here
-		token = false
+		hasToken = false
 		if s, done, err = c.state.keptStatement(db, snapshotSQL); err != nil {
 			return nil, v, err
 		}
@@ -56,7 +56,7 @@ func snapshot(c *call, db conn) (done func(), v store.Version, err error) {
 		done()
 		return nil, v, err
 	}
-	if row && token && !s.IsNull(0) {
+	if row && hasToken && !s.IsNull(0) {
 		if token := s.Text(0); token != "" {
 			return done, store.Version{Change: token}, nil
 		}
