@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,72 @@ func TestReconcileInSmallSteps(t *testing.T) {
 	}
 	if dumps[0] != dumps[1] || strings.Count(dumps[0], "\n") != 2999 {
 		t.Fatalf("small steps indexed %d rows, one call %d", strings.Count(dumps[1], "\n")+1, strings.Count(dumps[0], "\n")+1)
+	}
+}
+
+// docs/store.md S9: a replay whose ids go to temporary files (a session
+// past store.SpillAbove) gives the index and the tip a replay in memory
+// gives, on a session of branches, rewinds, resets, side entries,
+// duplicate and dangling ids.
+func TestReconcileSpilled(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	var events []string
+	for i := range 4000 {
+		id := func() string { return fmt.Sprintf("e%d", r.Intn(i+1)) }
+		text := fmt.Sprintf("needle %d", i)
+		ev := fmt.Sprintf(`{"type":"message","id":"e%d","parentId":"e%d","message":{"role":"user","content":%q}}`, i, max(i-1, 0), text)
+		switch r.Intn(20) {
+		case 0:
+			ev = fmt.Sprintf(`{"type":"leaf","id":"L%d","targetId":%q}`, i, id())
+		case 1:
+			ev = fmt.Sprintf(`{"type":"reset","id":"R%d","parentId":%q}`, i, id())
+		case 2:
+			ev = fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"message":{"role":"assistant","content":%q}}`, id(), id(), text)
+		case 3:
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","appendMode":"side","parentId":%q,"message":{"role":"user","content":%q}}`, i, id(), text)
+		case 4:
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","message":{"role":"user","content":%q}}`, i, text)
+		case 5:
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":"gone%d","message":{"role":"user","content":%q}}`, i, i, text)
+		case 6:
+			ev = fmt.Sprintf(`{"type":"message","id":"e%d","parentId":null,"message":{"role":"user","content":%q}}`, i, text)
+		}
+		events = append(events, ev)
+	}
+	defer func(s int) { store.SpillAbove = s }(store.SpillAbove)
+	var dumps []string
+	for _, spillAbove := range []int{store.SpillAbove, 0} {
+		store.SpillAbove = spillAbove
+		db, ctx := openStore(t)
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := driver.DeferIndexing(ctx, conn, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := driver.AddSession(ctx, conn, driver.Session{Key: "agent:main:big"}); err != nil {
+			t.Fatal(err)
+		}
+		for seq, ev := range events {
+			if _, err := conn.ExecContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:big', ?, ?)`, seq, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reconcileAll(t, ctx, conn, time.Minute)
+		var dump string
+		if err := conn.QueryRowContext(ctx, `SELECT (SELECT group_concat(rowid || ' ' || text, char(10)) FROM (SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid))
+			|| char(10) || (SELECT group_concat(id || ' ' || tip_leaf || ' ' || coalesce(tip_key, '-'), char(10)) FROM (SELECT * FROM sessionsearch_entries ORDER BY id DESC LIMIT 1))`).Scan(&dump); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, `INSERT INTO sessionsearch_fts(sessionsearch_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+			t.Fatal(err)
+		}
+		dumps = append(dumps, dump)
+		conn.Close()
+	}
+	if rows := strings.Count(dumps[0], "\n"); dumps[0] != dumps[1] || rows < 100 || rows > 3500 {
+		t.Fatalf("spilled, the index and tip differ or the session is too plain (%d rows on the path):\n%.300s\nin memory:\n%.300s", rows, dumps[1], dumps[0])
 	}
 }
 

@@ -163,6 +163,13 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 // the collector alone. Set it before the connection is used.
 var ReplayGCPercent int
 
+// SpillAbove is the size of a replay's ids (transcript.IDBytes) past which
+// Reconcile keeps them in temporary files instead of memory
+// (transcript.Replay.Spill): what it then holds of each entry of the
+// session is about a byte. A variable so that the tests can spill every
+// replay.
+var SpillAbove = transcript.SpillAbove
+
 // replayCollectEntries is the size of replay that Reconcile collects as
 // soon as it is done with it, when ReplayGCPercent is set: a collection
 // costs about a millisecond, a replay of this size about 2 MB.
@@ -189,10 +196,20 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 		defer debug.SetGCPercent(debug.SetGCPercent(ReplayGCPercent))
 	}
 	rp.keep = &Replayer{}
-	rp.keep.Grow(int(n), int(idBytes))
+	if !keep {
+		defer rp.keep.Close()
+	}
+	// A big session's ids go to temporary files; where none can be made,
+	// they stay in memory.
+	if keep || transcript.IDBytes(int(n), int(idBytes)) <= SpillAbove || rp.keep.Spill(int(n)) != nil {
+		rp.keep.Grow(int(n), int(idBytes))
+	}
 	rp.state = make([]entryState, 0, n)
 	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, EntryID(sid, 0), EntryID(sid, MaxSeq))
+	if err == nil {
+		err = rp.keep.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -240,15 +257,10 @@ func (rp *replay) add(r Row) error {
 
 // place marks the entries the replay puts on the path, and takes its tip.
 func (rp *replay) place() {
-	onPath, tip := rp.keep.Result(rp.seq)
-	rp.tip = tip
-	for i, on := range onPath {
-		if on {
-			rp.state[i] |= entryOnPath
-		} else {
-			rp.state[i] &^= entryOnPath
-		}
+	for i := range rp.state {
+		rp.state[i] &^= entryOnPath
 	}
+	rp.tip = rp.keep.Result(rp.seq, func(i int) { rp.state[i] |= entryOnPath })
 }
 
 // applyPath makes the index of session sid match its active path and writes

@@ -83,20 +83,48 @@ func (p *Replayer) Add(rec Record) {
 	}
 }
 
-// Result returns which of the records added are on the active path and the
-// session's tip; seq gives the seq of the record added i-th.
-func (p *Replayer) Result(seq func(i int) int64) (onPath []bool, tip Tip) {
+// Spill makes an empty Replayer keep the ids of the n records it is about
+// to replay in temporary files (transcript.Replay.Spill); on an error it
+// stays in memory.
+func (p *Replayer) Spill(n int) error {
+	r := transcript.NewReplay()
+	if err := r.Spill(n); err != nil {
+		return err
+	}
+	p.r = r
+	return nil
+}
+
+// Err returns the first error of a spilled Replayer's files: after one, its
+// Result means nothing.
+func (p *Replayer) Err() error {
+	if p.r == nil {
+		return nil
+	}
+	return p.r.Err()
+}
+
+// Close closes a spilled Replayer's files.
+func (p *Replayer) Close() {
+	if p.r != nil {
+		p.r.Close()
+	}
+}
+
+// Result calls on with the index of each record added that is on the
+// active path, from the leaf up, and returns the session's tip; seq gives
+// the seq of the record added i-th.
+func (p *Replayer) Result(seq func(i int) int64, on func(i int)) (tip Tip) {
 	tip = NoTip
 	tip.Messages = p.messages
-	onPath = make([]bool, p.n)
 	if p.r == nil {
-		return onPath, tip
+		return tip
 	}
-	p.r.Walk(func(i int) { onPath[i] = true })
+	p.r.Walk(on)
 	if leaf, key := p.r.Leaf(); leaf >= 0 {
 		tip.Leaf, tip.Key = seq(leaf), key
 	}
-	return onPath, tip
+	return tip
 }
 
 // Change turns one entry on or off the active path.

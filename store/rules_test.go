@@ -112,7 +112,8 @@ func TestReplayedAndDiff(t *testing.T) {
 			for _, r := range tc.records {
 				p.Add(r)
 			}
-			onPath, tip := p.Result(func(i int) int64 { return tc.seqs[i] })
+			onPath := make([]bool, len(tc.records))
+			tip := p.Result(func(i int) int64 { return tc.seqs[i] }, func(i int) { onPath[i] = true })
 			if !reflect.DeepEqual(onPath, tc.onPath) || tip != tc.tip {
 				t.Errorf("Replayer = %v, %+v; want %v, %+v", onPath, tip, tc.onPath, tc.tip)
 			}

@@ -46,11 +46,13 @@ import "math"
 // nearest reset only once a session has one (docs/performance.md gives the
 // bytes an entry).
 type Replay struct {
-	parents parentList // parent of each entry: an earlier index, or -1
-	ids     idTable    // id of each entry, and the latest entry with each id
-	resets  []int32    // the nearest reset entry on each entry's path (itself included), or -1; nil before the first reset
-	leaf    int        // -1 before any entry has set it
-	reset   int        // the latest reset entry with an id, -1 before one
+	parents parentList  // parent of each entry: an earlier index, or -1
+	ids     idTable     // id of each entry, and the latest entry with each id
+	resets  []int32     // the nearest reset entry on each entry's path (itself included), or -1; nil before the first reset
+	spill   *spill      // the temporary files of a spilled replay (Spill), else nil
+	dresets *diskResets // resets, in a spilled replay once it has one
+	leaf    int         // -1 before any entry has set it
+	reset   int         // the latest reset entry with an id, -1 before one
 }
 
 // MaxReplayEntries is how many entries one Replay holds: indexes are kept
@@ -75,7 +77,44 @@ func (r *Replay) Grow(n, idBytes int) {
 // reset: parents precede their children, so a reset on the path after the
 // latest one cannot exist, and the nearest reset on the path is the latest
 // exactly when the path has it.
-func (r *Replay) through(i int) bool { return i >= 0 && int(r.resets[i]) == r.reset }
+func (r *Replay) through(i int) bool { return i >= 0 && int(r.resetAt(i)) == r.reset }
+
+// resetAt returns the nearest reset on entry i's path.
+func (r *Replay) resetAt(i int) int32 {
+	if r.dresets != nil {
+		return r.dresets.at(i)
+	}
+	return r.resets[i]
+}
+
+// hasResets reports whether the replay keeps each entry's nearest reset:
+// from its first reset on.
+func (r *Replay) hasResets() bool { return r.resets != nil || r.dresets != nil }
+
+// startResets begins the nearest resets when the first reset is entry i:
+// the entries before it have none on their path.
+func (r *Replay) startResets(i int) {
+	if r.spill != nil {
+		r.dresets = &diskResets{log: newLogFile(r.spill)}
+		for range i {
+			r.dresets.add(-1)
+		}
+		return
+	}
+	r.resets = make([]int32, i, max(i+1, cap(r.parents.follows)*64))
+	for j := range r.resets {
+		r.resets[j] = -1
+	}
+}
+
+// addReset appends the next entry's nearest reset.
+func (r *Replay) addReset(v int32) {
+	if r.dresets != nil {
+		r.dresets.add(v)
+		return
+	}
+	r.resets = append(r.resets, v)
+}
 
 // Leaf returns the index of the leaf (-1 when there is none) and its key:
 // the leaf's id while that id still names it, else "" (a later entry took
@@ -126,22 +165,18 @@ func (r *Replay) Append(e Entry) {
 		target = r.lookup(e.TargetID)
 	}
 	isReset := e.Reset() && e.ID != ""
-	if isReset && r.resets == nil {
-		// Entries before the first reset have none on their path.
-		r.resets = make([]int32, i, max(i+1, cap(r.parents.follows)*64))
-		for j := range r.resets {
-			r.resets[j] = -1
-		}
+	if isReset && !r.hasResets() {
+		r.startResets(i)
 	}
-	if r.resets != nil {
+	if r.hasResets() {
 		nearest := int32(-1)
 		switch {
 		case isReset:
 			nearest = int32(i)
 		case parent >= 0:
-			nearest = r.resets[parent]
+			nearest = r.resetAt(parent)
 		}
-		r.resets = append(r.resets, nearest)
+		r.addReset(nearest)
 	}
 	r.parents.add(parent)
 	r.ids.add(e.ID)

@@ -24,6 +24,8 @@ type idTable struct {
 	seed   maphash.Seed
 	// collide makes every id hash the same, for the tests of collisions.
 	collide bool
+	// disk, once the replay is spilled, holds all of the above instead.
+	disk *diskIDs
 }
 
 // maxIDBytes is where ends switches to 64-bit offsets; a variable so that
@@ -50,6 +52,9 @@ func (t *idTable) hashBytes(id []byte) uint64 {
 
 // len is how many entries the table has.
 func (t *idTable) len() int {
+	if t.disk != nil {
+		return t.disk.n
+	}
 	if t.ends64 != nil {
 		return len(t.ends64)
 	}
@@ -59,6 +64,10 @@ func (t *idTable) len() int {
 // grow makes room for n more entries whose ids take idBytes bytes.
 func (t *idTable) grow(n, idBytes int) {
 	if n <= 0 {
+		return
+	}
+	if t.disk != nil {
+		t.disk.rehash(t.disk.used + n)
 		return
 	}
 	if t.ends64 == nil && cap(t.ends)-len(t.ends) < n {
@@ -90,12 +99,18 @@ func (t *idTable) bounds(i int) (start, end int) {
 
 // id returns entry i's id ("" for an entry without one).
 func (t *idTable) id(i int) string {
+	if t.disk != nil {
+		return t.disk.id(i)
+	}
 	start, end := t.bounds(i)
 	return string(t.bytes[start:end])
 }
 
 // is reports whether entry i's id is id, without copying it.
 func (t *idTable) is(i int, id string) bool {
+	if t.disk != nil {
+		return t.disk.is(i, id)
+	}
 	start, end := t.bounds(i)
 	return string(t.bytes[start:end]) == id
 }
@@ -103,6 +118,9 @@ func (t *idTable) is(i int, id string) bool {
 // add appends the next entry's id and makes it the latest entry with that
 // id; it returns the entry's index.
 func (t *idTable) add(id string) int {
+	if t.disk != nil {
+		return t.disk.add(id)
+	}
 	i := t.len()
 	if t.ends64 == nil && len(t.bytes)+len(id) > maxIDBytes {
 		t.ends64 = make([]uint64, len(t.ends), len(t.ends)+1)
@@ -133,6 +151,9 @@ func (t *idTable) add(id string) int {
 
 // latest returns the latest entry with id, or -1 when none has it.
 func (t *idTable) latest(id string) int {
+	if t.disk != nil {
+		return t.disk.latest(id)
+	}
 	if id == "" || t.used == 0 {
 		return -1
 	}

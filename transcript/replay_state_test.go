@@ -19,8 +19,9 @@ type replayed struct {
 
 // replayWith replays entries with the replay's compact state set up by
 // setup (nil for the defaults), after every entry as well as at the end.
-func replayWith(entries []Entry, setup func(*Replay)) []replayed {
+func replayWith(t *testing.T, entries []Entry, setup func(*Replay)) []replayed {
 	r := NewReplay()
+	defer r.Close()
 	if setup != nil {
 		setup(r)
 	}
@@ -30,7 +31,21 @@ func replayWith(entries []Entry, setup func(*Replay)) []replayed {
 		leaf, key := r.Leaf()
 		out = append(out, replayed{r.Path(), leaf, key})
 	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return out
+}
+
+// spilled returns a setup that spills the replay, announcing room for n
+// entries.
+func spilled(t *testing.T, n int, collide bool) func(*Replay) {
+	return func(r *Replay) {
+		r.ids.collide = collide
+		if err := r.Spill(n); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestReplayStateIsExact checks that the compact state of a Replay (ids in
@@ -38,7 +53,8 @@ func replayWith(entries []Entry, setup func(*Replay)) []replayed {
 // entry) gives the same answers however it is laid out: with every id
 // hashing alike, so that each lookup meets ids that are not the one it
 // looks for; with the ids' offsets moved to 64 bits partway through; and
-// with room announced by Grow or not. Random sessions with few ids make
+// with room announced by Grow or not; and spilled to temporary files
+// (Spill), with room for the whole session or for one entry. Random sessions with few ids make
 // duplicates, takeovers, dangling parents, rewinds and resets common; the
 // real transcripts add the shape of OpenClaw's.
 func TestReplayStateIsExact(t *testing.T) {
@@ -92,7 +108,7 @@ func TestReplayStateIsExact(t *testing.T) {
 	branched := 0
 	for _, entries := range sessions {
 		maxIDBytes = defaultMax
-		want := replayWith(entries, nil)
+		want := replayWith(t, entries, nil)
 		if n := len(want); n > 0 && len(want[n-1].path) < n {
 			branched++
 		}
@@ -100,13 +116,21 @@ func TestReplayStateIsExact(t *testing.T) {
 			"every id hashing alike": func(r *Replay) { r.ids.collide = true },
 			"grown first":            func(r *Replay) { r.Grow(len(entries), 3*len(entries)) },
 			"colliding, grown first": func(r *Replay) { r.ids.collide = true; r.Grow(len(entries), 3*len(entries)) },
+			"spilled":                spilled(t, len(entries), false),
+			"spilled, colliding":     spilled(t, len(entries), true),
+			"spilled, room for one":  spilled(t, 1, false),
+			"spilled, tiny buffers": func(r *Replay) {
+				defer func(b int) { spillBuffer = b }(spillBuffer)
+				spillBuffer = 24 // smaller than the long ids: they are written past the buffer
+				spilled(t, len(entries), false)(r)
+			},
 		} {
-			if got := replayWith(entries, setup); !reflect.DeepEqual(got, want) {
+			if got := replayWith(t, entries, setup); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: %v\nreplayed %v\nwant     %v", name, entries, got, want)
 			}
 		}
 		maxIDBytes = 20 // the offsets go to 64 bits after a few ids
-		if got := replayWith(entries, nil); !reflect.DeepEqual(got, want) {
+		if got := replayWith(t, entries, nil); !reflect.DeepEqual(got, want) {
 			t.Fatalf("64-bit offsets: %v\nreplayed %v\nwant     %v", entries, got, want)
 		}
 	}
@@ -133,14 +157,20 @@ func TestReplayCollisionCases(t *testing.T) {
 		{"the leaf key survives other ids", []Entry{msg("a", ""), msg("b", "a"), {Type: "custom", ID: "z", HasParent: true, ParentID: "a", Side: true}}, []int{1, 0}, "b"},
 		{"the leaf key goes when its own id is taken", []Entry{msg("a", ""), msg("b", "a"), {Type: "custom", ID: "b", HasParent: true, ParentID: "a", Side: true}}, []int{1, 0}, ""},
 	} {
-		r := NewReplay()
-		r.ids.collide = true
-		for _, e := range c.entries {
-			r.Append(e)
-		}
-		_, key := r.Leaf()
-		if got := r.Path(); !reflect.DeepEqual(got, c.path) || key != c.key {
-			t.Errorf("%s: path %v, key %q; want %v, %q", c.name, got, key, c.path, c.key)
+		for _, spill := range []bool{false, true} {
+			r := NewReplay()
+			r.ids.collide = true
+			if spill {
+				spilled(t, 0, true)(r)
+			}
+			for _, e := range c.entries {
+				r.Append(e)
+			}
+			_, key := r.Leaf()
+			if got := r.Path(); !reflect.DeepEqual(got, c.path) || key != c.key || r.Err() != nil {
+				t.Errorf("%s (spilled: %v): path %v, key %q, error %v; want %v, %q", c.name, spill, got, key, r.Err(), c.path, c.key)
+			}
+			r.Close()
 		}
 	}
 }
@@ -163,9 +193,13 @@ func TestReplayBytesPerEntry(t *testing.T) {
 		name  string
 		grow  bool
 		limit float64 // bytes an entry
+
+		spill bool
 	}{
-		{"announced with Grow", true, 19},
-		{"grown as it goes", false, 27},
+		{"announced with Grow", true, 19, false},
+		{"grown as it goes", false, 27, false},
+		// A bit for the parent, and the files' two buffers.
+		{"spilled", false, 1, true},
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -173,6 +207,9 @@ func TestReplayBytesPerEntry(t *testing.T) {
 		r := NewReplay()
 		if c.grow {
 			r.Grow(n, 8*n)
+		}
+		if c.spill {
+			spilled(t, n, false)(r)
 		}
 		for _, e := range entries {
 			r.Append(e)
@@ -184,6 +221,7 @@ func TestReplayBytesPerEntry(t *testing.T) {
 			t.Fatalf("%s: path of %d entries, want %d", c.name, len(r.Path()), n)
 		}
 		runtime.KeepAlive(r)
+		r.Close()
 		t.Logf("%s: %.1f bytes an entry", c.name, perEntry)
 		if perEntry > c.limit {
 			t.Errorf("%s: the replay holds %.1f bytes an entry, more than %.1f", c.name, perEntry, c.limit)
