@@ -202,6 +202,34 @@ func BenchmarkReconcileBigSession(b *testing.B) {
 	b.ReportMetric(one.Seconds()/float64(b.N), "s/one-call")
 }
 
+// BenchmarkReconcileSpilled: one pending session of 300,000 entries (a
+// message every second one), reconciled in one call with its replay in
+// memory and spilled to temporary files (store.SpillAbove), alternately;
+// spilled-ratio is the time of the second over the first.
+func BenchmarkReconcileSpilled(b *testing.B) {
+	defer func(s int) { store.SpillAbove = s }(store.SpillAbove)
+	var took [2]time.Duration
+	for b.Loop() {
+		for k, spillAbove := range []int{1 << 40, 0} {
+			b.StopTimer()
+			store.SpillAbove = spillAbove
+			db, ctx := openStore(b)
+			conn, _ := db.Conn(ctx)
+			bigSession(b, ctx, conn, "agent:main:big", 300000, 2)
+			b.StartTimer()
+			start := time.Now()
+			reconcileAll(b, ctx, conn, time.Hour)
+			took[k] += time.Since(start)
+			b.StopTimer()
+			conn.Close()
+			db.Close()
+			b.StartTimer()
+		}
+	}
+	b.ReportMetric(took[1].Seconds()/took[0].Seconds(), "spilled-ratio")
+	b.ReportMetric(took[0].Seconds()/float64(b.N), "s/in-memory")
+}
+
 // docs/store.md S16: migrate and reconcile wait for another connection's
 // write transaction, as SQLite's own statements do under the busy timeout,
 // instead of failing at once with "database is locked".

@@ -195,26 +195,26 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 	if ReplayGCPercent > 0 {
 		defer debug.SetGCPercent(debug.SetGCPercent(ReplayGCPercent))
 	}
-	rp.keep = &Replayer{}
-	if !keep {
-		defer rp.keep.Close()
-	}
+	p := &Replayer{}
+	rp.keep = p
 	// A big session's ids go to temporary files; where none can be made,
 	// they stay in memory.
-	if keep || transcript.IDBytes(int(n), int(idBytes)) <= SpillAbove || rp.keep.Spill(int(n)) != nil {
-		rp.keep.Grow(int(n), int(idBytes))
+	if keep || transcript.IDBytes(int(n), int(idBytes)) <= SpillAbove || p.Spill(int(n)) != nil {
+		p.Grow(int(n), int(idBytes))
 	}
 	rp.state = make([]entryState, 0, n)
 	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err == nil {
-		err = rp.keep.Err()
+		err = p.Err()
 	}
 	if err != nil {
+		p.Close()
 		return nil, err
 	}
 	rp.place()
 	if !keep {
+		p.Close()
 		rp.keep = nil
 		if ReplayGCPercent > 0 && n >= replayCollectEntries {
 			// The replay is garbage now, and most of the heap: collect it

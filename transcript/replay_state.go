@@ -67,7 +67,7 @@ func (t *idTable) grow(n, idBytes int) {
 		return
 	}
 	if t.disk != nil {
-		t.disk.rehash(t.disk.used + n)
+		t.disk.grow(n)
 		return
 	}
 	if t.ends64 == nil && cap(t.ends)-len(t.ends) < n {

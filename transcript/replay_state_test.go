@@ -105,6 +105,8 @@ func TestReplayStateIsExact(t *testing.T) {
 	}
 	defaultMax := maxIDBytes
 	defer func() { maxIDBytes = defaultMax }()
+	defer func(c int) { mergeChunk = c }(mergeChunk)
+	mergeChunk = 4 // a merge carries slots from chunk to chunk and past the table's end
 	branched := 0
 	for _, entries := range sessions {
 		maxIDBytes = defaultMax
@@ -123,6 +125,16 @@ func TestReplayStateIsExact(t *testing.T) {
 				defer func(b int) { spillBuffer = b }(spillBuffer)
 				spillBuffer = 24 // smaller than the long ids: they are written past the buffer
 				spilled(t, len(entries), false)(r)
+			},
+			"spilled, merged every 3 ids": func(r *Replay) {
+				defer func(n int) { spillRecent = n }(spillRecent)
+				spillRecent = 3
+				spilled(t, len(entries), false)(r)
+			},
+			"spilled, merged every id, colliding, room for one": func(r *Replay) {
+				defer func(n int) { spillRecent = n }(spillRecent)
+				spillRecent = 1
+				spilled(t, 1, true)(r)
 			},
 		} {
 			if got := replayWith(t, entries, setup); !reflect.DeepEqual(got, want) {
@@ -194,12 +206,9 @@ func TestReplayBytesPerEntry(t *testing.T) {
 		grow  bool
 		limit float64 // bytes an entry
 
-		spill bool
 	}{
-		{"announced with Grow", true, 19, false},
-		{"grown as it goes", false, 27, false},
-		// A bit for the parent, and the files' two buffers.
-		{"spilled", false, 1, true},
+		{"announced with Grow", true, 19},
+		{"grown as it goes", false, 27},
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -207,9 +216,6 @@ func TestReplayBytesPerEntry(t *testing.T) {
 		r := NewReplay()
 		if c.grow {
 			r.Grow(n, 8*n)
-		}
-		if c.spill {
-			spilled(t, n, false)(r)
 		}
 		for _, e := range entries {
 			r.Append(e)
@@ -221,10 +227,45 @@ func TestReplayBytesPerEntry(t *testing.T) {
 			t.Fatalf("%s: path of %d entries, want %d", c.name, len(r.Path()), n)
 		}
 		runtime.KeepAlive(r)
-		r.Close()
 		t.Logf("%s: %.1f bytes an entry", c.name, perEntry)
 		if perEntry > c.limit {
 			t.Errorf("%s: the replay holds %.1f bytes an entry, more than %.1f", c.name, perEntry, c.limit)
 		}
+	}
+}
+
+// TestSpilledReplayIsFlat holds spilled replays (Spill) of 100,000 and
+// 400,000 linear entries with 8-character ids and counts the heap each
+// keeps: the same table of the newest ids and the same buffers, and a bit
+// an entry for the parent, so that what a replay holds no longer grows
+// with the session (docs/cli.md C19).
+func TestSpilledReplayIsFlat(t *testing.T) {
+	held := func(n int) float64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := NewReplay()
+		spilled(t, n, false)(r)
+		for i := range n {
+			e := msg(fmt.Sprintf("%08x", i), "")
+			if i > 0 {
+				e.ParentID = fmt.Sprintf("%08x", i-1)
+			}
+			r.Append(e)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if len(r.Path()) != n || r.Err() != nil {
+			t.Fatalf("path of %d entries, want %d (%v)", len(r.Path()), n, r.Err())
+		}
+		runtime.KeepAlive(r)
+		r.Close()
+		return float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	}
+	small, big := held(100000), held(400000)
+	perEntry := (big - small) / 300000
+	t.Logf("spilled: %.0f KB for 100,000 entries, %.0f KB for 400,000: %.2f bytes an entry more", small/1024, big/1024, perEntry)
+	if perEntry > 0.5 || big > 4<<20 {
+		t.Errorf("a spilled replay holds %.0f bytes for 400,000 entries, %.2f an entry more than for 100,000", big, perEntry)
 	}
 }

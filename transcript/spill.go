@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 )
 
 // A replay of a big session keeps its ids and its resets in temporary files
@@ -188,21 +189,41 @@ func (l *logFile) appendUint32(v uint32) {
 // entry with that id (0 for an empty slot). The hash bits tell most ids
 // apart without reading them; ids whose bits agree are compared byte for
 // byte, so a collision costs a read, never a wrong answer.
+//
+// The newest ids are slotted in a table of the same form in memory, of at
+// most spillRecent ids (recent), which is merged into the file's when it is full:
+// its slots sorted by where they go, the file's table read, filled and
+// written back a chunk at a time. A slot read and written for each id would
+// cost two system calls or more an entry; the merge costs a read and a
+// write of the file's table for every spillRecent ids.
 type diskIDs struct {
-	s      *spill
-	bytes  logFile
-	ends   logFile
-	slots  *os.File
-	nslots int
-	used   int
-	n      int
-	last   string // the newest entry's id: the common lookup reads no file
-	hashOf func(string) uint64
+	s        *spill
+	bytes    logFile
+	ends     logFile
+	file     *os.File // the table of the ids merged so far
+	nslots   int      // its size
+	fileUsed int      // its slots in use
+	mem      []uint64 // the table of the ids since, recent*4/3+1 slots
+	memUsed  int
+	recent   int // spillRecent when the table was made
+	n        int
+	last     string // the newest entry's id: the common lookup reads no file
+	hashOf   func(string) uint64
 }
+
+// spillRecent is how many ids the table in memory holds (1 MB of slots);
+// a variable so that the tests can merge after every few ids.
+var spillRecent = 1 << 17
+
+// mergeChunk is how many slots of the file's table a merge reads at a
+// time; a variable so that the tests can carry slots across chunks.
+var mergeChunk = 8192
 
 func newDiskIDs(s *spill, hashOf func(string) uint64, n int) *diskIDs {
 	d := &diskIDs{s: s, bytes: newLogFile(s), ends: newLogFile(s), hashOf: hashOf}
-	d.rehash(n)
+	d.recent = spillRecent
+	d.mem = make([]uint64, d.recent*4/3+1)
+	d.growFile(n)
 	return d
 }
 
@@ -240,36 +261,50 @@ func (d *diskIDs) is(i int, id string) bool {
 	return d.id(i) == id
 }
 
-func (d *diskIDs) slot(tag uint64) int { return int(tag * uint64(d.nslots) >> 32) }
+// home is the slot where a table of size slots starts looking for tag.
+func home(tag uint64, slots int) int { return int(tag * uint64(slots) >> 32) }
 
-func (d *diskIDs) readSlot(f *os.File, s int) uint64 {
-	var b [8]byte
-	d.s.readAt(f, b[:], int64(s)*8)
-	return binary.LittleEndian.Uint64(b[:])
+// entry is the entry index a slot's value names.
+func entry(v uint64) int { return int(uint32(v)) - 1 }
+
+// same reports whether slot values v and w name entries with the same id.
+func (d *diskIDs) same(v, w uint64) bool {
+	return v>>32 == w>>32 && d.is(entry(v), d.id(entry(w)))
 }
 
-func (d *diskIDs) writeSlot(f *os.File, s int, v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	d.s.writeAt(f, b[:], int64(s)*8)
-}
-
-// find returns the slot that holds id and its value, or the empty slot
-// where id goes and 0.
-func (d *diskIDs) find(id string) (int, uint64) {
-	tag := d.hashOf(id) >> 32
-	s := d.slot(tag)
-	for range d.nslots {
-		v := d.readSlot(d.slots, s)
-		if v == 0 || (v>>32 == tag && d.is(int(uint32(v))-1, id)) {
+// memFind returns the slot of the table in memory that holds id (tag its
+// hash bits) and its value, or the empty slot where id goes and 0.
+func (d *diskIDs) memFind(id string, tag uint64) (int, uint64) {
+	for s := home(tag, len(d.mem)); ; s++ {
+		if s == len(d.mem) {
+			s = 0
+		}
+		if v := d.mem[s]; v == 0 || (v>>32 == tag && d.is(entry(v), id)) {
 			return s, v
 		}
-		if s++; s == d.nslots {
+	}
+}
+
+// fileFind returns the value of the file's slot that holds id, or 0.
+func (d *diskIDs) fileFind(id string, tag uint64) uint64 {
+	var b [64]byte
+	s := home(tag, d.nslots)
+	for probed := 0; probed < d.nslots; {
+		k := min(len(b)/8, d.nslots-s)
+		d.s.readAt(d.file, b[:8*k], int64(s)*8)
+		for j := range k {
+			v := binary.LittleEndian.Uint64(b[8*j:])
+			if v == 0 || (v>>32 == tag && d.is(entry(v), id)) {
+				return v
+			}
+		}
+		probed += k
+		if s += k; s == d.nslots {
 			s = 0
 		}
 	}
 	d.s.fail(errors.New("hash table full"))
-	return 0, 0
+	return 0
 }
 
 func (d *diskIDs) add(id string) int {
@@ -281,62 +316,149 @@ func (d *diskIDs) add(id string) int {
 	if id == "" {
 		return i
 	}
-	if (d.used+1)*4 > d.nslots*3 {
-		d.rehash(d.used + 1)
-	}
-	s, v := d.find(id)
+	tag := d.hashOf(id) >> 32
+	s, v := d.memFind(id, tag)
 	if v == 0 {
-		d.used++
+		if d.memUsed >= d.recent {
+			d.merge()
+			s, _ = d.memFind(id, tag)
+		}
+		d.memUsed++
 	}
-	d.writeSlot(d.slots, s, d.hashOf(id)>>32<<32|uint64(i+1))
+	d.mem[s] = tag<<32 | uint64(i+1)
 	return i
 }
 
 func (d *diskIDs) latest(id string) int {
-	if id == "" || d.used == 0 {
+	if id == "" || d.fileUsed+d.memUsed == 0 {
 		return -1
 	}
-	_, v := d.find(id)
-	return int(uint32(v)) - 1
+	tag := d.hashOf(id) >> 32
+	if _, v := d.memFind(id, tag); v != 0 {
+		return entry(v) // newer than any in the file
+	}
+	return entry(d.fileFind(id, tag))
 }
 
-// rehash sizes the slots for n ids at a load of at most three quarters, as
-// idTable.rehash does, moving each slot by its hash bits.
-func (d *diskIDs) rehash(n int) {
-	if n*4 <= d.nslots*3 && d.slots != nil {
+// grow makes room for n more ids.
+func (d *diskIDs) grow(n int) { d.growFile(d.fileUsed + d.memUsed + n) }
+
+// merge moves the table in memory into the file's.
+func (d *diskIDs) merge() {
+	items := make([]uint64, 0, d.memUsed)
+	for _, v := range d.mem {
+		if v != 0 {
+			items = append(items, v)
+		}
+	}
+	d.growFile(d.fileUsed + len(items))
+	d.fileUsed += d.mergeInto(d.file, d.nslots, items)
+	clear(d.mem)
+	d.memUsed = 0
+}
+
+// growFile sizes the file's table for n ids at a load of at most three
+// quarters, as idTable.rehash does, merging the old table's slots into the
+// new one in batches.
+func (d *diskIDs) growFile(n int) {
+	if n*4 <= d.nslots*3 && d.file != nil {
 		return
 	}
 	size := max(8, n*4/3+1, 2*d.nslots)
-	old, oldSize := d.slots, d.nslots
-	d.slots, d.nslots = d.s.create(), size
-	if d.slots != nil {
-		d.s.fail(d.slots.Truncate(int64(size) * 8))
+	old, oldSize := d.file, d.nslots
+	d.file, d.nslots = d.s.create(), size
+	if d.file != nil {
+		d.s.fail(d.file.Truncate(int64(size) * 8))
 	}
 	if old == nil {
 		return
 	}
-	buf := make([]byte, 8*min(oldSize, 8192))
-	for from := 0; from < oldSize; from += len(buf) / 8 {
-		chunk := buf[:8*min(len(buf)/8, oldSize-from)]
+	buf := make([]byte, 8*mergeChunk)
+	batch := make([]uint64, 0, d.recent)
+	for from := 0; from < oldSize; from += mergeChunk {
+		chunk := buf[:8*min(mergeChunk, oldSize-from)]
 		d.s.readAt(old, chunk, int64(from)*8)
 		for k := 0; k < len(chunk); k += 8 {
-			v := binary.LittleEndian.Uint64(chunk[k:])
-			if v == 0 {
-				continue
+			if v := binary.LittleEndian.Uint64(chunk[k:]); v != 0 {
+				batch = append(batch, v)
 			}
-			s := d.slot(v >> 32)
-			for range size {
-				if d.readSlot(d.slots, s) == 0 {
-					break
-				}
-				if s++; s == size {
-					s = 0
-				}
+			if len(batch) == cap(batch) {
+				d.mergeInto(d.file, size, batch)
+				batch = batch[:0]
 			}
-			d.writeSlot(d.slots, s, v)
 		}
 	}
+	d.mergeInto(d.file, size, batch)
 	d.s.drop(old)
+}
+
+// mergeInto puts the slot values items (of distinct ids, none of them yet
+// in the table unless under an older entry, which it replaces) into the
+// table of size slots in f, and returns how many slots it filled. Each
+// item goes to the first slot from its home that is empty or has its id,
+// as one at a time would: in order of home, a chunk of the table at a
+// time, an item whose slot is past its chunk's end carried to the next
+// (past the table's end, to its start).
+func (d *diskIDs) mergeInto(f *os.File, slots int, items []uint64) (filled int) {
+	if len(items) == 0 {
+		return 0
+	}
+	slices.SortFunc(items, func(a, b uint64) int { return home(a>>32, slots) - home(b>>32, slots) })
+	buf := make([]byte, 8*mergeChunk)
+	chunk := make([]uint64, mergeChunk)
+	var carry, next []uint64
+	k, wrapped := 0, false
+	for c0 := 0; k < len(items) || len(carry) > 0; c0 += mergeChunk {
+		if c0 >= slots {
+			if wrapped {
+				d.s.fail(errors.New("hash table full"))
+				return filled
+			}
+			c0, wrapped = 0, true // what is carried past the end goes on at the start
+		}
+		c1 := min(c0+mergeChunk, slots)
+		if len(carry) == 0 && home(items[k]>>32, slots) >= c1 {
+			continue
+		}
+		b, c := buf[:8*(c1-c0)], chunk[:c1-c0]
+		d.s.readAt(f, b, int64(c0)*8)
+		for j := range c {
+			c[j] = binary.LittleEndian.Uint64(b[8*j:])
+		}
+		place := func(x uint64, from int) bool {
+			for p := from; p < c1; p++ {
+				v := c[p-c0]
+				if v == 0 {
+					filled++
+				} else if !d.same(v, x) {
+					continue
+				}
+				c[p-c0] = x
+				return true
+			}
+			return false
+		}
+		next = next[:0]
+		for _, x := range carry {
+			if !place(x, c0) {
+				next = append(next, x)
+			}
+		}
+		for ; k < len(items) && home(items[k]>>32, slots) < c1; k++ {
+			if x := items[k]; !place(x, home(x>>32, slots)) {
+				next = append(next, x)
+			}
+		}
+		carry, next = next, carry
+		for j, v := range c {
+			binary.LittleEndian.PutUint64(b[8*j:], v)
+		}
+		d.s.writeAt(f, b, int64(c0)*8)
+		if d.s.err != nil {
+			return filled
+		}
+	}
+	return filled
 }
 
 // diskResets is the nearest reset of each entry's path (Replay.resets) in
