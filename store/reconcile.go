@@ -60,14 +60,14 @@ func (s *State) Repath(c Conn, sid int64) error {
 // since. The entries appended since are replayed on top, and every entry's
 // place on the path is taken from the replay again.
 func (rp *replay) catchUp(c Conn, newest int64) (*replay, error) {
-	if rp.keep == nil || len(rp.state) == 0 || newest < rp.id(len(rp.state)-1) {
+	if rp.keep == nil || rp.n == 0 || newest < rp.last {
 		return nil, nil
 	}
 	mark := ""
 	if err := c.Query(`SELECT value FROM sessionsearch_meta WHERE key = ?1`, func(r Row) error { mark = r.Text(0); return nil }, markKey); err != nil || mark != rp.mark {
 		return nil, err
 	}
-	from := rp.id(len(rp.state)-1) + 1
+	from := rp.last + 1
 	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, from, EntryID(rp.sid, MaxSeq))
 	if err != nil {
@@ -86,35 +86,87 @@ func writeMark(c Conn, mark string) error {
 // replay is a session's replay, kept between the calls of Reconcile that
 // bring one big session to its active path, so that each call does only
 // its share of the work instead of reading the whole session again. It
-// keeps one byte an entry (and four more for a session whose seqs have
-// gaps): a replay holds every entry of the session at once.
+// keeps a byte and a bit an entry (four bytes more for a session whose
+// seqs have gaps); a spilled replay only the four bytes, if any, since its
+// path is in a file and its states are read from the table
+// (docs/store.md S9).
 type replay struct {
 	sid   int64
 	mark  string       // written to sessionsearch_meta with the last call's changes
 	seqs  []uint32     // the seq of each entry; nil while entry i has seq i
-	state []entryState // as the last call left them
+	state []entryState // as the last call left them; nil when spilled
+	n     int          // the entries
+	last  int64        // the row id of the newest
+	path  *transcript.PathSet
 	tip   Tip
-	next  int // entries before it match their onPath
+	next  int // entries before it are on the index as the path says
 	// keep, for Repath's replay (at most MaxInlineEntries entries), is the
 	// replay itself, which the entries appended since are added to; nil for
 	// Reconcile's, which may be of any size.
 	keep *Replayer
+	// spilled: the replay's ids and path are in temporary files, and the
+	// entries' states are read from sessionsearch_entries as they are
+	// applied.
+	spilled bool
 }
 
 // entryState is what applying a path needs of an entry: its Record's Active
-// and Message, and whether the replay put it on the path, in one byte where
-// the Record would take a hundred or more (docs/store.md S9).
+// and Message, in one byte where the Record would take a hundred or more.
 type entryState uint8
 
 const (
 	entryActive entryState = 1 << iota
 	entryMessage
-	entryOnPath
 )
 
 func (e entryState) active() bool  { return e&entryActive != 0 }
 func (e entryState) message() bool { return e&entryMessage != 0 }
-func (e entryState) onPath() bool  { return e&entryOnPath != 0 }
+
+// close closes the files of a spilled replay; a replay in memory has none.
+func (rp *replay) close() {
+	if rp != nil && rp.path != nil {
+		rp.path.Close()
+	}
+}
+
+// states fills buf with the states of the entries from from on and
+// returns how many it filled: from the replay's own, or for a spilled
+// replay from the table, where each row's id must be the one the replay
+// read there.
+func (rp *replay) states(c Conn, from int, buf []entryState) (int, error) {
+	if !rp.spilled {
+		return copy(buf, rp.state[from:]), nil
+	}
+	k := 0
+	err := c.Query(`SELECT id, active, message FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id LIMIT ?3`,
+		func(r Row) error {
+			if id := r.Int(0); id != rp.id(from+k) {
+				return fmt.Errorf("entry %d: found %d where the replay read %d: the session changed under its reconcile", from+k, id, rp.id(from+k))
+			}
+			var st entryState
+			if r.Int(1) != 0 {
+				st |= entryActive
+			}
+			if r.Int(2) != 0 {
+				st |= entryMessage
+			}
+			buf[k] = st
+			k++
+			return nil
+		}, rp.id(from), EntryID(rp.sid, MaxSeq), min(len(buf), rp.n-from))
+	return k, err
+}
+
+// setActive records entry i's new active state.
+func (rp *replay) setActive(i int, active bool) {
+	switch {
+	case rp.state == nil:
+	case active:
+		rp.state[i] |= entryActive
+	default:
+		rp.state[i] &^= entryActive
+	}
+}
 
 // seq is the seq of entry i.
 func (rp *replay) seq(i int) int64 {
@@ -150,7 +202,7 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 	err := c.Query(`SELECT (SELECT value FROM sessionsearch_meta WHERE key = ?1),
 			(SELECT max(id) FROM sessionsearch_entries WHERE id BETWEEN ?2 AND ?3)`,
 		func(r Row) error { mark, newest = r.Text(0), r.Int(1); return nil }, markKey, EntryID(sid, 0), EntryID(sid, MaxSeq))
-	return err == nil && mark == rp.mark && newest == rp.id(len(rp.state)-1), err
+	return err == nil && mark == rp.mark && newest == rp.last, err
 }
 
 // ReplayGCPercent, when above 0, is the garbage collector's percentage
@@ -199,23 +251,26 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 	rp.keep = p
 	// A big session's ids go to temporary files; where none can be made,
 	// they stay in memory.
-	if keep || transcript.IDBytes(int(n), int(idBytes)) <= SpillAbove || p.Spill(int(n)) != nil {
+	rp.spilled = !keep && transcript.IDBytes(int(n), int(idBytes)) > SpillAbove && p.Spill(int(n)) == nil
+	if !rp.spilled {
 		p.Grow(int(n), int(idBytes))
+		rp.state = make([]entryState, 0, n)
 	}
-	rp.state = make([]entryState, 0, n)
 	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err == nil {
+		err = p.Err()
+	}
+	if err == nil {
+		rp.place()
 		err = p.Err()
 	}
 	if err != nil {
 		p.Close()
 		return nil, err
 	}
-	rp.place()
 	if !keep {
-		p.Close()
-		rp.keep = nil
+		rp.keep = nil // the path is all that is needed of it
 		if ReplayGCPercent > 0 && n >= replayCollectEntries {
 			// The replay is garbage now, and most of the heap: collect it
 			// before the percentage goes back, which would let the heap
@@ -233,9 +288,9 @@ func (rp *replay) add(r Row) error {
 	if err != nil {
 		return err
 	}
-	i, seq := len(rp.state), r.Int(0)&MaxSeq
+	i, seq := rp.n, r.Int(0)&MaxSeq
 	if rp.seqs == nil && seq != int64(i) {
-		rp.seqs = make([]uint32, i, cap(rp.state))
+		rp.seqs = make([]uint32, i, max(i+1, cap(rp.state)))
 		for j := range rp.seqs {
 			rp.seqs[j] = uint32(j)
 		}
@@ -244,6 +299,11 @@ func (rp *replay) add(r Row) error {
 		rp.seqs = append(rp.seqs, uint32(seq))
 	}
 	rp.keep.Add(rec)
+	rp.n++
+	rp.last = r.Int(0)
+	if rp.spilled {
+		return nil
+	}
 	var st entryState
 	if rec.Active {
 		st |= entryActive
@@ -255,12 +315,9 @@ func (rp *replay) add(r Row) error {
 	return nil
 }
 
-// place marks the entries the replay puts on the path, and takes its tip.
+// place takes the entries the replay puts on the path, and its tip.
 func (rp *replay) place() {
-	for i := range rp.state {
-		rp.state[i] &^= entryOnPath
-	}
-	rp.tip = rp.keep.Result(rp.seq, func(i int) { rp.state[i] |= entryOnPath })
+	rp.path, rp.tip = rp.keep.Result(rp.seq)
 }
 
 // applyPath makes the index of session sid match its active path and writes
@@ -275,18 +332,25 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 	} else if ok {
 		rp = s.replay
 	}
+	if rp == nil {
+		s.replay.close() // one that no longer describes the database
+	}
 	s.replay = nil // kept again only when this call stops early and cleanly
 	if rp == nil {
 		if rp, err = loadReplay(c, sid, false); err != nil {
 			return false, err
 		}
 	}
-	return applyReplay(c, s, rp, deadline)
+	done, err = applyReplay(c, s, rp, deadline)
+	if s.replay != rp {
+		rp.close()
+	}
+	return done, err
 }
 
 // applyReplay is applyPath with the session's replay read.
 func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, err error) {
-	if len(rp.state) == 0 {
+	if rp.n == 0 {
 		return true, nil
 	}
 	// The text goes both ways through the content view, which defines it:
@@ -305,60 +369,77 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, e
 	defer closeAll(stmts)
 	setActive, unindex, readText, index := stmts[0], stmts[1], stmts[2], stmts[3]
 	changes := 0
-	for i := rp.next; i < len(rp.state); i++ {
-		st := &rp.state[i]
-		if st.active() == st.onPath() {
-			continue
+	buf := make([]entryState, reconcileChunk)
+	for i := rp.next; i < rp.n; {
+		k, err := rp.states(c, i, buf)
+		if err != nil {
+			return false, err
 		}
-		if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
-			rp.next = i
-			rp.mark = s.nextMark()
-			if err := writeMark(c, rp.mark); err != nil {
-				return false, err
+		if k == 0 {
+			return false, fmt.Errorf("entry %d: not in sessionsearch_entries: the session changed under its reconcile", rp.id(i))
+		}
+		for _, st := range buf[:k] {
+			i++
+			on := rp.path.Has(i - 1)
+			if st.active() == on {
+				continue
 			}
-			s.replay = rp
-			return false, nil
-		}
-		id := rp.id(i)
-		if !st.onPath() {
-			// FTS5 reads the text to unindex from the content view: while
-			// the entry is still active.
-			if st.message() {
-				if err := unindex.Run(id); err != nil {
+			if changes++; changes > reconcileChunk && changes%reconcileChunk == 1 && !deadline.IsZero() && !time.Now().Before(deadline) {
+				if err := rp.path.Err(); err != nil {
 					return false, err
 				}
+				rp.next = i - 1
+				rp.mark = s.nextMark()
+				if err := writeMark(c, rp.mark); err != nil {
+					return false, err
+				}
+				s.replay = rp
+				return false, nil
 			}
-			if err := setActive.Run(id, 0); err != nil {
+			id := rp.id(i - 1)
+			if !on {
+				// FTS5 reads the text to unindex from the content view:
+				// while the entry is still active.
+				if st.message() {
+					if err := unindex.Run(id); err != nil {
+						return false, err
+					}
+				}
+				if err := setActive.Run(id, 0); err != nil {
+					return false, err
+				}
+				rp.setActive(i-1, false)
+				continue
+			}
+			if err := setActive.Run(id, 1); err != nil {
 				return false, err
 			}
-			*st &^= entryActive
-			continue
+			rp.setActive(i-1, true)
+			if !st.message() {
+				continue
+			}
+			var text string
+			found := false
+			if err := readText.Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
+				return false, err
+			}
+			if !found {
+				return false, fmt.Errorf("entry %d: active message not in sessionsearch_content", id)
+			}
+			if err := index.Run(id, text); err != nil {
+				return false, err
+			}
 		}
-		if err := setActive.Run(id, 1); err != nil {
-			return false, err
-		}
-		*st |= entryActive
-		if !st.message() {
-			continue
-		}
-		var text string
-		found := false
-		if err := readText.Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
-			return false, err
-		}
-		if !found {
-			return false, fmt.Errorf("entry %d: active message not in sessionsearch_content", id)
-		}
-		if err := index.Run(id, text); err != nil {
-			return false, err
-		}
+	}
+	if err := rp.path.Err(); err != nil {
+		return false, err
 	}
 	key := any(nil)
 	if rp.tip.Key != "" {
 		key = rp.tip.Key
 	}
 	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.id(len(rp.state)-1), rp.tip.Leaf, key, rp.tip.Messages); err != nil {
+		rp.last, rp.tip.Leaf, key, rp.tip.Messages); err != nil {
 		return false, err
 	}
 	// Any change of active entries, by any connection, writes a new mark:

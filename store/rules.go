@@ -111,20 +111,19 @@ func (p *Replayer) Close() {
 	}
 }
 
-// Result calls on with the index of each record added that is on the
-// active path, from the leaf up, and returns the session's tip; seq gives
-// the seq of the record added i-th.
-func (p *Replayer) Result(seq func(i int) int64, on func(i int)) (tip Tip) {
+// Result returns which of the records added are on the active path, and
+// the session's tip; seq gives the seq of the record added i-th. The path
+// of a spilled Replayer is in its files: Close it when done with the path.
+func (p *Replayer) Result(seq func(i int) int64) (path *transcript.PathSet, tip Tip) {
 	tip = NoTip
 	tip.Messages = p.messages
 	if p.r == nil {
-		return tip
+		p.r = transcript.NewReplay()
 	}
-	p.r.Walk(on)
 	if leaf, key := p.r.Leaf(); leaf >= 0 {
 		tip.Leaf, tip.Key = seq(leaf), key
 	}
-	return tip
+	return p.r.PathSet(), tip
 }
 
 // Change turns one entry on or off the active path.

@@ -112,8 +112,11 @@ func TestReplayedAndDiff(t *testing.T) {
 			for _, r := range tc.records {
 				p.Add(r)
 			}
+			path, tip := p.Result(func(i int) int64 { return tc.seqs[i] })
 			onPath := make([]bool, len(tc.records))
-			tip := p.Result(func(i int) int64 { return tc.seqs[i] }, func(i int) { onPath[i] = true })
+			for i := range onPath {
+				onPath[i] = path.Has(i)
+			}
 			if !reflect.DeepEqual(onPath, tc.onPath) || tip != tc.tip {
 				t.Errorf("Replayer = %v, %+v; want %v, %+v", onPath, tip, tc.onPath, tc.tip)
 			}

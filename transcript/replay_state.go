@@ -207,16 +207,21 @@ func (t *idTable) rehash(n int) {
 // parentList keeps the parent of each entry of a Replay. Nearly every
 // entry of a transcript hangs from the entry before it, so that is one bit
 // an entry; the others (roots, branches, entries after a rewind) are kept
-// apart, in append order.
+// apart, in append order. In a spilled replay the bits go to a file, 64 at
+// a time, and only the newest 64 stay in memory.
 type parentList struct {
 	follows []uint64 // bit i: entry i's parent is entry i-1 (-1 for entry 0)
 	n       int
 	others  []int32 // the entries whose parent is another one, ascending
 	parents []int32 // their parents
+	disk    *diskWords
 }
 
 // grow makes room for n more entries.
 func (l *parentList) grow(n int) {
+	if l.disk != nil {
+		return
+	}
 	words := (l.n + n + 63) / 64
 	if words > cap(l.follows) {
 		f := make([]uint64, len(l.follows), words)
@@ -229,10 +234,14 @@ func (l *parentList) grow(n int) {
 func (l *parentList) add(parent int) {
 	i := l.n
 	if i%64 == 0 {
+		if l.disk != nil && i > 0 {
+			l.disk.add(l.follows[0])
+			l.follows = l.follows[:0]
+		}
 		l.follows = append(l.follows, 0)
 	}
 	if parent == i-1 {
-		l.follows[i/64] |= 1 << (i % 64)
+		l.follows[len(l.follows)-1] |= 1 << (i % 64)
 	} else {
 		l.others = append(l.others, int32(i))
 		l.parents = append(l.parents, int32(parent))
@@ -240,9 +249,20 @@ func (l *parentList) add(parent int) {
 	l.n++
 }
 
+// word returns the bits of entries 64w to 64w+63.
+func (l *parentList) word(w int) uint64 {
+	if l.disk == nil {
+		return l.follows[w]
+	}
+	if w == (l.n-1)/64 {
+		return l.follows[0]
+	}
+	return l.disk.at(w)
+}
+
 // get returns the parent of entry i.
 func (l *parentList) get(i int) int {
-	if l.follows[i/64]&(1<<(i%64)) != 0 {
+	if l.word(i/64)&(1<<(i%64)) != 0 {
 		return i - 1
 	}
 	k := sort.Search(len(l.others), func(k int) bool { return int(l.others[k]) >= i })

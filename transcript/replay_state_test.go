@@ -31,6 +31,16 @@ func replayWith(t *testing.T, entries []Entry, setup func(*Replay)) []replayed {
 		leaf, key := r.Leaf()
 		out = append(out, replayed{r.Path(), leaf, key})
 	}
+	// The PathSet of the whole session says the same as its Path.
+	set, on := r.PathSet(), map[int]bool{}
+	for _, i := range r.Path() {
+		on[i] = true
+	}
+	for i := range entries {
+		if set.Has(i) != on[i] {
+			t.Fatalf("PathSet.Has(%d) = %v, but the path is %v", i, set.Has(i), r.Path())
+		}
+	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +72,11 @@ func TestReplayStateIsExact(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	for len(sessions) < 1500 {
 		var entries []Entry
-		for n := r.Intn(60); len(entries) < n; {
+		n := r.Intn(60)
+		if len(sessions)%100 == 0 {
+			n = r.Intn(1000) // many words of parent and path bits
+		}
+		for len(entries) < n {
 			id := func() string { return fmt.Sprintf("i%d", r.Intn(12)) }
 			e := Entry{Type: "message", ID: id(), Message: true}
 			switch r.Intn(12) {
@@ -129,6 +143,11 @@ func TestReplayStateIsExact(t *testing.T) {
 			"spilled, merged every 3 ids": func(r *Replay) {
 				defer func(n int) { spillRecent = n }(spillRecent)
 				spillRecent = 3
+				spilled(t, len(entries), false)(r)
+			},
+			"spilled, windows of two words": func(r *Replay) {
+				defer func(n int) { wordWindow = n }(wordWindow)
+				wordWindow = 2
 				spilled(t, len(entries), false)(r)
 			},
 			"spilled, merged every id, colliding, room for one": func(r *Replay) {

@@ -45,9 +45,11 @@ func SpillDir() string {
 // dropped: the replay's answers are then meaningless, and Replay.Err says
 // so.
 type spill struct {
-	dir   string
-	files []*os.File
-	err   error
+	dir    string
+	files  []*os.File
+	err    error
+	buffer int // spillBuffer and wordWindow when the replay was spilled
+	window int
 }
 
 // fail keeps the first error.
@@ -118,7 +120,7 @@ type logFile struct {
 }
 
 func newLogFile(s *spill) logFile {
-	return logFile{s: s, f: s.create(), buf: make([]byte, 0, spillBuffer)}
+	return logFile{s: s, f: s.create(), buf: make([]byte, 0, s.buffer)}
 }
 
 func (l *logFile) length() int64 { return l.size + int64(len(l.buf)) }
@@ -461,6 +463,44 @@ func (d *diskIDs) mergeInto(f *os.File, slots int, items []uint64) (filled int) 
 	return filled
 }
 
+// diskWords is a file of 64-bit words that grows at its end, read through
+// a window of the words around the last one read: a walk up the path reads
+// them in order, backwards.
+type diskWords struct {
+	log   logFile
+	n     int
+	win   []uint64
+	start int // the word win[0] is
+}
+
+// wordWindow is how many words diskWords reads at a time (4 KB); a
+// variable so that the tests can move the window every few words.
+var wordWindow = 512
+
+func (d *diskWords) add(v uint64) {
+	d.log.appendUint64(v)
+	d.n++
+}
+
+func (d *diskWords) at(w int) uint64 {
+	if w < d.start || w >= d.start+len(d.win) {
+		window := d.log.s.window
+		if w < d.start {
+			d.start = max(0, w-window+1) // going backwards
+		} else {
+			d.start = w
+		}
+		k := min(window, d.n-d.start)
+		b := make([]byte, 8*k)
+		d.log.readAt(b, int64(d.start)*8)
+		d.win = d.win[:0]
+		for j := range k {
+			d.win = append(d.win, binary.LittleEndian.Uint64(b[8*j:]))
+		}
+	}
+	return d.win[w-d.start]
+}
+
 // diskResets is the nearest reset of each entry's path (Replay.resets) in
 // a temporary file, with the newest kept in memory.
 type diskResets struct {
@@ -492,7 +532,7 @@ func (r *Replay) Spill(n int) error {
 	if r.parents.n > 0 || r.spill != nil {
 		return errors.New("transcript: Spill on a replay that has entries or is spilled")
 	}
-	s := &spill{dir: SpillDir()}
+	s := &spill{dir: SpillDir(), buffer: spillBuffer, window: wordWindow}
 	ids := newDiskIDs(s, r.ids.hash, n)
 	if s.err != nil {
 		s.close()
@@ -500,7 +540,7 @@ func (r *Replay) Spill(n int) error {
 	}
 	r.spill, r.ids.disk = s, ids
 	r.ids.bytes, r.ids.ends, r.ids.ends64, r.ids.slots = nil, nil, nil, nil
-	r.parents.grow(n)
+	r.parents.disk, r.parents.follows = &diskWords{log: newLogFile(s)}, nil
 	runtime.AddCleanup(r, func(s *spill) { s.close() }, s)
 	return nil
 }
@@ -520,4 +560,87 @@ func (r *Replay) Close() {
 	if r.spill != nil {
 		r.spill.close()
 	}
+}
+
+// A PathSet tells which entries of a replay are on its active path: a bit
+// an entry, in memory, or for a spilled replay in a temporary file, read
+// through a window (Replay.PathSet).
+type PathSet struct {
+	words []uint64
+	disk  *diskWords
+	owner *Replay // a spilled replay, whose files hold the path
+}
+
+// Err returns the first error of the files of a spilled replay's path: after
+// one, Has means nothing.
+func (p *PathSet) Err() error {
+	if p.owner == nil {
+		return nil
+	}
+	return p.owner.Err()
+}
+
+// Close closes the files of a spilled replay's path (and of the replay).
+func (p *PathSet) Close() {
+	if p.owner != nil {
+		p.owner.Close()
+	}
+}
+
+// Has reports whether entry i is on the path.
+func (p *PathSet) Has(i int) bool {
+	w := uint64(0)
+	switch {
+	case p.disk != nil:
+		w = p.disk.at(i / 64)
+	case i/64 < len(p.words):
+		w = p.words[i/64]
+	}
+	return w&(1<<(i%64)) != 0
+}
+
+// PathSet returns the entries on the active path. A spilled replay writes
+// it to a file as the walk up the path goes, a window of words at a time:
+// the walk only goes backwards, so a word is complete once it is left.
+func (r *Replay) PathSet() *PathSet {
+	n := r.parents.n
+	if r.spill == nil {
+		p := &PathSet{words: make([]uint64, (n+63)/64)}
+		r.Walk(func(i int) { p.words[i/64] |= 1 << (i % 64) })
+		return p
+	}
+	d := &diskWords{log: newLogFile(r.spill), n: (n + 63) / 64}
+	d.log.flush()
+	if d.log.f != nil {
+		r.spill.fail(d.log.f.Truncate(int64(d.n) * 8))
+	}
+	d.log.size = int64(d.n) * 8
+	window := r.spill.window
+	win := make([]uint64, window)
+	base, end := -1, d.n // the words win holds: base (-1 before the first) up to end
+	write := func() {
+		if base < 0 {
+			return
+		}
+		k := min(window, end-base)
+		b := make([]byte, 8*k)
+		for j := range k {
+			binary.LittleEndian.PutUint64(b[8*j:], win[j])
+		}
+		r.spill.writeAt(d.log.f, b, int64(base)*8)
+		clear(win)
+	}
+	r.Walk(func(i int) {
+		w := i / 64
+		if base < 0 || w < base {
+			write()
+			if base >= 0 {
+				end = base // the words above are written: the window must not reach them
+			}
+			base = max(0, w-window+1)
+		}
+		win[w-base] |= 1 << (i % 64)
+	})
+	write()
+	return &PathSet{disk: d, owner: r}
 }
