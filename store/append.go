@@ -114,6 +114,14 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 			return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 		}
 	}
+	if a.Pending && seq < newest {
+		// Into a gap of a pending session: a replay that a reconcile in
+		// steps keeps no longer describes it (its check of the newest
+		// entry does not see this one), so the mark it was kept under goes.
+		if err := c.Exec(`DELETE FROM sessionsearch_meta WHERE key = ?1`, markKey); err != nil {
+			return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
+		}
+	}
 	rec := Appended(e, seq, prev, pending)
 	last := &s.last
 	if pending {
