@@ -341,7 +341,7 @@ func fnSessionsHistory(c *call) error {
 	var path []sqlfuncs.HistoryMessage
 	found := false
 	if d.Visible(key) {
-		if path, found, err = store.ActivePath(db, key); err != nil {
+		if path, found, err = store.HistoryCandidates(db, key, opts); err != nil {
 			return err
 		}
 	}

@@ -50,6 +50,19 @@ func (r HistoryResult) JSON() []byte {
 var historyRoles = map[string]bool{"user": true, "assistant": true}
 var toolRoles = map[string]bool{"toolResult": true, "tool": true}
 
+// HistoryRole reports whether sessions_history returns messages of role.
+func HistoryRole(role string, includeTools bool) bool {
+	return historyRoles[role] || (includeTools && toolRoles[role])
+}
+
+// HistoryCandidates is how many of a path's messages HistoryWindow needs
+// to give the answer it gives over the whole path, so that a caller
+// reading a long session reads no more: without an anchor, the newest
+// limit+1 (the one more tells HasMore); with one, the anchor and up to
+// perSide on each side of it (a window has at most limit-1 on a side, and
+// one more tells HasMore).
+func HistoryCandidates(limit int) (newest, perSide int) { return limit + 1, limit }
+
 // HistoryWindow chooses, redacts and caps the messages sessions_history
 // returns. path is the session's active path, oldest first; redact is the
 // output redactor and must not be nil.
@@ -79,7 +92,7 @@ func HistoryWindow(sessionKey string, path []HistoryMessage, o HistoryOptions, r
 	res := HistoryResult{SessionKey: sessionKey, Messages: []HistoryMessage{}}
 	var msgs []HistoryMessage
 	for _, m := range path {
-		if historyRoles[m.Role] || (o.IncludeTools && toolRoles[m.Role]) {
+		if HistoryRole(m.Role, o.IncludeTools) {
 			msgs = append(msgs, m)
 		}
 	}

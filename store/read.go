@@ -1,10 +1,7 @@
 package store
 
 import (
-	"strings"
-
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
-	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
 // What search and history read of the store; the rules they apply are
@@ -85,56 +82,6 @@ func SpawnTree(c Conn, caller string) ([]sqlfuncs.SessionLinks, error) {
 		return nil
 	}, caller)
 	return rows, err
-}
-
-// ActivePath returns the messages on session key's active path, oldest
-// first, and whether the session exists. A pending session's path is
-// replayed from its events, since its entries are not up to date.
-func ActivePath(c Conn, key string) ([]sqlfuncs.HistoryMessage, bool, error) {
-	var sid int64 = -1
-	pending := false
-	if err := c.Query(`SELECT sid, pending FROM sessionsearch_sessions WHERE session_key = ?1`,
-		func(r Row) error { sid, pending = r.Int(0), r.Int(1) != 0; return nil }, key); err != nil || sid < 0 {
-		return nil, false, err
-	}
-	var events [][]byte
-	sql := `SELECT t.event FROM sessionsearch_entries e
-		JOIN transcript_events t ON t.session_key = ?1 AND t.seq = e.id & 4294967295
-		WHERE e.id BETWEEN ?2 AND ?3 AND e.active ORDER BY e.id`
-	if pending {
-		sql = `SELECT event FROM transcript_events WHERE session_key = ?1 AND ?2 <= ?3 ORDER BY seq`
-	}
-	if err := c.Query(sql, func(r Row) error {
-		events = append(events, []byte(r.Text(0)))
-		return nil
-	}, key, EntryID(sid, 0), EntryID(sid, MaxSeq)); err != nil {
-		return nil, true, err
-	}
-	if pending {
-		r := transcript.NewReplay()
-		for _, ev := range events {
-			e, err := transcript.Parse(ev)
-			if err != nil {
-				e = transcript.Entry{Type: "invalid"}
-			}
-			r.Append(e)
-		}
-		path := r.Path()
-		onPath := make([][]byte, len(path))
-		for i, p := range path {
-			onPath[len(path)-1-i] = events[p] // oldest first
-		}
-		events = onPath
-	}
-	var messages []sqlfuncs.HistoryMessage
-	for _, ev := range events {
-		e, text, err := transcript.Read(ev)
-		if err != nil || e.Type != "message" || e.Role == "" || strings.TrimSpace(text) == "" {
-			continue // not a message, or one without text (a tool call alone)
-		}
-		messages = append(messages, sqlfuncs.HistoryMessage{ID: e.ID, Role: e.Role, Timestamp: e.Timestamp, Text: strings.TrimSpace(text)})
-	}
-	return messages, true, nil
 }
 
 // Decision is what one policy decides over the store as it is: which
