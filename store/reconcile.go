@@ -216,9 +216,9 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 var ReplayGCPercent int
 
 // SpillAbove is the size of a replay's ids (transcript.IDBytes) past which
-// Reconcile keeps them in temporary files instead of memory
-// (transcript.Replay.Spill): what it then holds of each entry of the
-// session is about a byte. A variable so that the tests can spill every
+// Reconcile and a pending session's history replay it in temporary files
+// instead of memory (transcript.Replay.Spill), and hold nothing for most
+// entries (docs/store.md S9). A variable so that the tests can spill every
 // replay.
 var SpillAbove = transcript.SpillAbove
 
