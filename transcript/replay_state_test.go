@@ -288,3 +288,48 @@ func TestSpilledReplayIsFlat(t *testing.T) {
 		t.Errorf("a spilled replay holds %.0f bytes for 400,000 entries, %.2f an entry more than for 100,000", big, perEntry)
 	}
 }
+
+// FuzzReplaySpilled: any sequence of entries (two bytes each: the kind of
+// entry and its links, then its id and its parent's or target's id from a
+// few) gives the same path, leaf and key spilled to files (with small
+// tables, buffers and windows, so that every merge, carry and window move
+// happens) as in memory.
+func FuzzReplaySpilled(f *testing.F) {
+	f.Add([]byte{0, 1, 9, 2, 3, 3, 4, 0x21, 6, 0x12})
+	f.Add([]byte("a reset, a rewind and a long session of many words of bits"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var entries []Entry
+		for k := 0; k+1 < len(data); k += 2 {
+			kind, ids := data[k], data[k+1]
+			id, other := fmt.Sprintf("i%d", ids&15), fmt.Sprintf("i%d", ids>>4)
+			e := Entry{Type: "message", ID: id, Message: true}
+			switch kind % 8 {
+			case 0:
+				e = Entry{Type: "leaf", ID: id, TargetID: other}
+			case 1:
+				e = Entry{Type: "reset", ID: id}
+			case 2:
+				e.Side = true
+			case 3:
+				e.ID = ""
+			}
+			switch kind / 8 % 4 {
+			case 1:
+				e.HasParent = true
+			case 2:
+				e.HasParent, e.ParentID = true, other
+			case 3:
+				if len(entries) > 0 {
+					e.HasParent, e.ParentID = true, entries[len(entries)-1].ID
+				}
+			}
+			entries = append(entries, e)
+		}
+		defer func(b, n, c, w int) { spillBuffer, spillRecent, mergeChunk, wordWindow = b, n, c, w }(spillBuffer, spillRecent, mergeChunk, wordWindow)
+		spillBuffer, spillRecent, mergeChunk, wordWindow = 16, 3, 2, 1
+		want := replayWith(t, entries, nil)
+		if got := replayWith(t, entries, spilled(t, 1, false)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v\nspilled  %v\nin memory %v", entries, got, want)
+		}
+	})
+}
