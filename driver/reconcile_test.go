@@ -106,6 +106,37 @@ func TestReconcileInSmallSteps(t *testing.T) {
 	}
 }
 
+// deferringConn opens a new store and a connection of it that defers
+// indexing, so that what it stores stays pending.
+func deferringConn(t *testing.T) (context.Context, *sql.Conn) {
+	t.Helper()
+	db, ctx := openStore(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := driver.DeferIndexing(ctx, conn, true); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, conn
+}
+
+// indexDump is every row of the index with its text, one a line, and with
+// tip the newest entry's tip after them.
+func indexDump(t *testing.T, ctx context.Context, conn *sql.Conn, tip bool) string {
+	t.Helper()
+	q := `SELECT group_concat(rowid || ' ' || text, char(10)) FROM (SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid)`
+	if tip {
+		q = `SELECT (` + q + `) || char(10) || (SELECT id || ' ' || tip_leaf || ' ' || coalesce(tip_key, '-') FROM sessionsearch_entries ORDER BY id DESC LIMIT 1)`
+	}
+	var dump string
+	if err := conn.QueryRowContext(ctx, q).Scan(&dump); err != nil {
+		t.Fatal(err)
+	}
+	return dump
+}
+
 // docs/store.md S9: a replay whose ids go to temporary files (a session
 // past store.SpillAbove) gives the index and the tip a replay in memory
 // gives, in one call and in calls of 1 ms, on a session of branches, rewinds, resets, side entries,
@@ -143,14 +174,7 @@ func TestReconcileSpilled(t *testing.T) {
 		budget     time.Duration
 	}{{store.SpillAbove, time.Minute}, {0, time.Minute}, {0, time.Millisecond}} {
 		store.SpillAbove = c.spillAbove
-		db, ctx := openStore(t)
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := driver.DeferIndexing(ctx, conn, true); err != nil {
-			t.Fatal(err)
-		}
+		ctx, conn := deferringConn(t)
 		if err := driver.AddSession(ctx, conn, driver.Session{Key: "agent:main:big"}); err != nil {
 			t.Fatal(err)
 		}
@@ -175,11 +199,7 @@ func TestReconcileSpilled(t *testing.T) {
 				t.Fatalf("%d calls of 1 ms reconciled the session: the test does not test resuming", calls)
 			}
 		}
-		var dump string
-		if err := conn.QueryRowContext(ctx, `SELECT (SELECT group_concat(rowid || ' ' || text, char(10)) FROM (SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid))
-			|| char(10) || (SELECT group_concat(id || ' ' || tip_leaf || ' ' || coalesce(tip_key, '-'), char(10)) FROM (SELECT * FROM sessionsearch_entries ORDER BY id DESC LIMIT 1))`).Scan(&dump); err != nil {
-			t.Fatal(err)
-		}
+		dump := indexDump(t, ctx, conn, true)
 		if _, err := conn.ExecContext(ctx, `INSERT INTO sessionsearch_fts(sessionsearch_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 			t.Fatal(err)
 		}
@@ -212,14 +232,7 @@ func TestReconcileAfterALateEvent(t *testing.T) {
 	const late = `{"type":"message","id":"late","parentId":"e5998","message":{"role":"user","content":"latecomer"}}`
 	var dumps []string
 	for _, steps := range []bool{false, true} {
-		db, ctx := openStore(t)
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := driver.DeferIndexing(ctx, conn, true); err != nil {
-			t.Fatal(err)
-		}
+		ctx, conn := deferringConn(t)
 		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -251,10 +264,7 @@ func TestReconcileAfterALateEvent(t *testing.T) {
 			insert(conn, 2*n-3, late)
 		}
 		reconcileAll(t, ctx, conn, time.Millisecond)
-		var dump string
-		if err := conn.QueryRowContext(ctx, `SELECT group_concat(rowid || ' ' || text, char(10)) FROM (SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid)`).Scan(&dump); err != nil {
-			t.Fatal(err)
-		}
+		dump := indexDump(t, ctx, conn, false)
 		dumps = append(dumps, dump)
 		conn.Close()
 	}
