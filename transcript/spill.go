@@ -9,9 +9,8 @@ import (
 	"slices"
 )
 
-// A replay of a big session keeps its ids and its resets in temporary files
-// instead of memory (Replay.Spill, docs/store.md S9): what the rules need
-// of an entry is then a bit for its parent in memory, and the replay's
+// A replay of a big session keeps what it knows of each entry in temporary
+// files instead of memory (Replay.Spill, docs/store.md S9), so that its
 // memory no longer grows with the session. The files are read and written
 // with pread and pwrite, not mapped, so what they hold is the kernel's page
 // cache, not the process's memory; they are unlinked as soon as they are
@@ -213,7 +212,7 @@ type diskIDs struct {
 	hashOf   func(string) uint64
 }
 
-// spillRecent is how many ids the table in memory holds (1 MB of slots);
+// spillRecent is how many ids the table in memory holds (1.4 MB of slots);
 // a variable so that the tests can merge after every few ids.
 var spillRecent = 1 << 17
 
@@ -522,12 +521,14 @@ func (r *diskResets) at(i int) int32 {
 	return int32(r.log.uint32At(i))
 }
 
-// Spill makes an empty replay keep its ids, and its resets once it has
-// one, in temporary files in SpillDir, sized for n entries: for a session
-// whose IDBytes pass SpillAbove. The replay's answers stay the same; each
-// entry then costs a few reads and writes of the files. Close removes them
-// (they are removed anyway once the replay is garbage). When no file can
-// be made, Spill returns the error and the replay stays in memory.
+// Spill makes an empty replay keep its ids, its parent bits, its resets
+// once it has one and its PathSet in temporary files in SpillDir, sized
+// for n entries: for a session whose IDBytes pass SpillAbove. The replay's
+// answers stay the same, at about the same speed (the newest ids are kept
+// in memory and merged into the files in chunks). Close removes them (they
+// are removed anyway once the replay and its PathSet are garbage). When no
+// file can be made, Spill returns the error and the replay stays in
+// memory.
 func (r *Replay) Spill(n int) error {
 	if r.parents.n > 0 || r.spill != nil {
 		return errors.New("transcript: Spill on a replay that has entries or is spilled")
