@@ -41,15 +41,8 @@ func (d *Decoder) Decode(line []byte) ([]byte, error) { return d.d.decode(line) 
 // ResumeDecoder: the transcript is of the current version.
 func (d *Decoder) Resumable() bool { return !d.d.started || d.d.version >= currentVersion }
 
-// HeaderID is the session id of the transcript's header; "" without one.
-func (d *Decoder) HeaderID() string { return d.d.header.id }
-
 // HeaderCreatedAt is the header's time in epoch ms; 0 without one.
 func (d *Decoder) HeaderCreatedAt() int64 { return d.d.header.createdAt }
-
-// Session resolves the session of a JSONL source once d has decoded its
-// first entries, as import does.
-func (src Source) Session(d *Decoder) Session { return src.fileSession(d.d.header) }
 
 // LineReader reads JSONL lines of up to MaxLineBytes with bounded memory.
 type LineReader = jsonl.Reader
