@@ -216,6 +216,27 @@ func TestReconcileSpilled(t *testing.T) {
 	}
 }
 
+// docs/store.md S9: where no temporary file can be made (SQLITE_TMPDIR
+// names a missing directory), a replay past store.SpillAbove stays in
+// memory and reconcile indexes the session as it would have.
+func TestReconcileWithoutTemporaryFiles(t *testing.T) {
+	defer func(s int) { store.SpillAbove = s }(store.SpillAbove)
+	var dumps []string
+	for _, dir := range []string{"", t.TempDir() + "/missing"} {
+		if dir != "" {
+			t.Setenv("SQLITE_TMPDIR", dir)
+			store.SpillAbove = 0
+		}
+		ctx, conn := deferringConn(t)
+		bigSession(t, ctx, conn, "agent:main:big", 3000, 3)
+		reconcileAll(t, ctx, conn, time.Minute)
+		dumps = append(dumps, indexDump(t, ctx, conn, true))
+	}
+	if dumps[1] != dumps[0] || strings.Count(dumps[0], "\n") != 1000 {
+		t.Fatalf("without temporary files: %d rows; with: %d", strings.Count(dumps[1], "\n"), strings.Count(dumps[0], "\n"))
+	}
+}
+
 // docs/store.md S9: an event stored into a gap of a pending session
 // between two calls of a reconcile in steps is not missed: the replay the
 // first call kept no longer describes the session, and the next call reads

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
@@ -332,4 +333,22 @@ func FuzzReplaySpilled(f *testing.F) {
 			t.Fatalf("%v\nspilled  %v\nin memory %v", entries, got, want)
 		}
 	})
+}
+
+// TestSpillWithoutADirectory: where no temporary file can be made, Spill
+// says why and the replay stays in memory, with the same answers.
+func TestSpillWithoutADirectory(t *testing.T) {
+	t.Setenv("SQLITE_TMPDIR", t.TempDir()+"/missing")
+	entries := []Entry{msg("a", ""), msg("b", "a"), msg("c", "a"), {Type: "leaf", ID: "L", TargetID: "b"}}
+	r := NewReplay()
+	err := r.Spill(len(entries))
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Spill into a missing directory: %v, want an error naming it", err)
+	}
+	for _, e := range entries {
+		r.Append(e)
+	}
+	if got := r.Path(); !reflect.DeepEqual(got, []int{1, 0}) || r.Err() != nil || r.spill != nil {
+		t.Fatalf("after a failed Spill: path %v, error %v, spilled %v; want [1 0] in memory", got, r.Err(), r.spill != nil)
+	}
 }
