@@ -118,7 +118,7 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 		// Into a gap of a pending session: a replay that a reconcile in
 		// steps keeps no longer describes it (its check of the newest
 		// entry does not see this one), so the mark it was kept under goes.
-		if err := c.Exec(`DELETE FROM sessionsearch_meta WHERE key = ?1`, markKey); err != nil {
+		if err := c.Exec(forgetMarkSQL); err != nil {
 			return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
 		}
 	}

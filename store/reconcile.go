@@ -60,14 +60,14 @@ func (s *State) Repath(c Conn, sid int64) error {
 // since. The entries appended since are replayed on top, and every entry's
 // place on the path is taken from the replay again.
 func (rp *replay) catchUp(c Conn, newest int64) (*replay, error) {
-	if rp.keep == nil || rp.n == 0 || newest < rp.last {
+	if rp.keep == nil || rp.n == 0 || newest < rp.newest() {
 		return nil, nil
 	}
 	mark := ""
 	if err := c.Query(`SELECT value FROM sessionsearch_meta WHERE key = ?1`, func(r Row) error { mark = r.Text(0); return nil }, markKey); err != nil || mark != rp.mark {
 		return nil, err
 	}
-	from := rp.last + 1
+	from := rp.newest() + 1
 	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, from, EntryID(rp.sid, MaxSeq))
 	if err != nil {
@@ -96,7 +96,6 @@ type replay struct {
 	seqs  []uint32     // the seq of each entry; nil while entry i has seq i
 	state []entryState // as the last call left them; nil when spilled
 	n     int          // the entries
-	last  int64        // the row id of the newest
 	path  *transcript.PathSet
 	tip   Tip
 	next  int // entries before it are on the index as the path says
@@ -179,12 +178,20 @@ func (rp *replay) seq(i int) int64 {
 // id is the row id of entry i.
 func (rp *replay) id(i int) int64 { return EntryID(rp.sid, rp.seq(i)) }
 
+// newest is the row id of the newest entry of a replay that has one.
+func (rp *replay) newest() int64 { return rp.id(rp.n - 1) }
+
 // The reconcile mark tells a connection that the database is as its last
 // Reconcile call left it: the call wrote it in the same transaction, a
 // rollback takes it back, another connection's call writes its own, and
 // deleting a session removes it. An append changes the session's newest
 // entry, which is checked too.
 const markKey = "reconcile_mark"
+
+// forgetMarkSQL deletes the reconcile mark, so that no kept replay is taken
+// as current: deleting a session does, and an event stored into a gap of a
+// pending session.
+const forgetMarkSQL = `DELETE FROM sessionsearch_meta WHERE key = '` + markKey + `'`
 
 var markSeed = time.Now().UnixNano()
 
@@ -202,7 +209,7 @@ func (rp *replay) current(c Conn, sid int64) (bool, error) {
 	err := c.Query(`SELECT (SELECT value FROM sessionsearch_meta WHERE key = ?1),
 			(SELECT max(id) FROM sessionsearch_entries WHERE id BETWEEN ?2 AND ?3)`,
 		func(r Row) error { mark, newest = r.Text(0), r.Int(1); return nil }, markKey, EntryID(sid, 0), EntryID(sid, MaxSeq))
-	return err == nil && mark == rp.mark && newest == rp.last, err
+	return err == nil && rp.n > 0 && mark == rp.mark && newest == rp.newest(), err
 }
 
 // ReplayGCPercent, when above 0, is the garbage collector's percentage
@@ -300,7 +307,6 @@ func (rp *replay) add(r Row) error {
 	}
 	rp.keep.Add(rec)
 	rp.n++
-	rp.last = r.Int(0)
 	if rp.spilled {
 		return nil
 	}
@@ -434,12 +440,8 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, e
 	if err := rp.path.Err(); err != nil {
 		return false, err
 	}
-	key := any(nil)
-	if rp.tip.Key != "" {
-		key = rp.tip.Key
-	}
 	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.last, rp.tip.Leaf, key, rp.tip.Messages); err != nil {
+		rp.newest(), rp.tip.Leaf, nullIfEmpty(rp.tip.Key), rp.tip.Messages); err != nil {
 		return false, err
 	}
 	// Any change of active entries, by any connection, writes a new mark:

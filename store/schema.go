@@ -133,7 +133,7 @@ var derived = []object{
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
 		DELETE FROM sessionsearch_sessions WHERE session_key = OLD.session_key;
 		DELETE FROM transcript_events WHERE session_key = OLD.session_key;
-		DELETE FROM sessionsearch_meta WHERE key = 'reconcile_mark';
+		` + forgetMarkSQL + `;
 		` + renewChangeSQL + `;
 	END`},
 	{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
