@@ -55,13 +55,13 @@ func HistoryRole(role string, includeTools bool) bool {
 	return historyRoles[role] || (includeTools && toolRoles[role])
 }
 
-// HistoryCandidates is how many of a path's messages HistoryWindow needs
+// HistoryWindowReach is how many of a path's messages HistoryWindow needs
 // to give the answer it gives over the whole path, so that a caller
 // reading a long session reads no more: without an anchor, the newest
 // limit+1 (the one more tells HasMore); with one, the anchor and up to
 // perSide on each side of it (a window has at most limit-1 on a side, and
 // one more tells HasMore).
-func HistoryCandidates(limit int) (newest, perSide int) { return limit + 1, limit }
+func HistoryWindowReach(limit int) (newest, perSide int) { return limit + 1, limit }
 
 // HistoryWindow chooses, redacts and caps the messages sessions_history
 // returns. path is the session's active path, oldest first; redact is the

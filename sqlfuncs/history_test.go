@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -417,4 +418,50 @@ func ExampleSearchJSON() {
 	}
 	fmt.Println(string(SearchJSON(results, false, false, 200)))
 	// Output: {"results":[{"sessionKey":"agent:ops:main","messageId":"m7","role":"assistant","timestamp":1700000000000,"snippet":"deploy to staging","score":2.5}],"indexing":false,"truncated":true}
+}
+
+// TestHistoryWindowReach: HistoryWindow over only the messages
+// HistoryWindowReach names (the newest, or the anchor and those on each
+// side of it, counted among the messages of its roles) gives the answer it
+// gives over the whole path, for every limit, anchor, role mix and byte
+// budget: what lets a reader of a long session stop early.
+func TestHistoryWindowReach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2026))
+	roles := []string{"user", "assistant", "toolResult", "system"}
+	trimmed := 0
+	for c := range 3000 {
+		path := make([]HistoryMessage, rng.IntN(60))
+		for i := range path {
+			path[i] = HistoryMessage{ID: fmt.Sprintf("id%d", rng.IntN(len(path))), Role: roles[rng.IntN(len(roles))], Timestamp: int64(i), Text: strings.Repeat("w ", 1+rng.IntN(40))}
+		}
+		o := historyOpts(1+rng.IntN(12), "")
+		o.IncludeTools = rng.IntN(2) == 0
+		o.MaxBytes = 256 + rng.IntN(2000)
+		if len(path) > 0 && rng.IntN(2) == 0 {
+			o.MessageID = path[rng.IntN(len(path))].ID
+		}
+		var kept []HistoryMessage
+		for _, m := range path {
+			if HistoryRole(m.Role, o.IncludeTools) {
+				kept = append(kept, m)
+			}
+		}
+		newest, perSide := HistoryWindowReach(o.Limit)
+		var reach []HistoryMessage
+		if o.MessageID == "" {
+			reach = kept[max(0, len(kept)-newest):]
+		} else if a := slices.IndexFunc(kept, func(m HistoryMessage) bool { return m.ID == o.MessageID }); a >= 0 {
+			reach = kept[max(0, a-perSide):min(len(kept), a+perSide+1)]
+		}
+		if len(reach) < len(kept) {
+			trimmed++
+		}
+		want, got := HistoryWindow("k", path, o, noRedact), HistoryWindow("k", reach, o, noRedact)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d, options %+v: over the reach %+v\nover the whole path %+v", c, o, got, want)
+		}
+	}
+	if trimmed < 1000 {
+		t.Fatalf("only %d of 3000 cases leave messages out of the reach", trimmed)
+	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
@@ -14,7 +15,7 @@ var errEnough = errors.New("store: enough rows")
 // HistoryCandidates returns the messages of session key's active path that
 // sqlfuncs.HistoryWindow chooses from, oldest first, and whether the
 // session exists: those of a role it returns, with text, and only as many
-// as it needs (sqlfuncs.HistoryCandidates): the newest, or with an anchor
+// as it needs (sqlfuncs.HistoryWindowReach): the newest, or with an anchor
 // the first message with that id and those around it; none when no such
 // message is on the path. It reads from the newest end or from the anchor
 // outwards and stops, so that its memory follows the limit, not the
@@ -59,10 +60,10 @@ func HistoryCandidates(c Conn, key string, o sqlfuncs.HistoryOptions) ([]sqlfunc
 		})
 		return out, err
 	}
-	newest, perSide := sqlfuncs.HistoryCandidates(o.Limit)
+	newest, perSide := sqlfuncs.HistoryWindowReach(o.Limit)
 	if o.MessageID == "" {
 		msgs, err := collect(p.end(), true, newest)
-		reverse(msgs)
+		slices.Reverse(msgs)
 		return msgs, true, err
 	}
 	var anchor sqlfuncs.HistoryMessage
@@ -85,14 +86,8 @@ func HistoryCandidates(c Conn, key string, o sqlfuncs.HistoryOptions) ([]sqlfunc
 	if err != nil {
 		return nil, true, err
 	}
-	reverse(older)
+	slices.Reverse(older)
 	return append(append(older, anchor), newer...), true, nil
-}
-
-func reverse(m []sqlfuncs.HistoryMessage) {
-	for i, j := 0, len(m)-1; i < j; i, j = i+1, j-1 {
-		m[i], m[j] = m[j], m[i]
-	}
 }
 
 // pathEvents are the events on a session's active path, at increasing
@@ -221,6 +216,7 @@ func stopped(err error) error {
 	return err
 }
 
+// nullIfEmpty binds "" as NULL.
 func nullIfEmpty(s string) any {
 	if s == "" {
 		return nil
