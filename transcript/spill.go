@@ -610,12 +610,13 @@ func (r *Replay) PathSet() *PathSet {
 		r.Walk(func(i int) { p.words[i/64] |= 1 << (i % 64) })
 		return p
 	}
-	d := &diskWords{log: newLogFile(r.spill), n: (n + 63) / 64}
-	d.log.flush()
+	// A file of all its words at once, zeros where the walk sets no bit;
+	// nothing is appended to it, so it needs no buffer.
+	words := (n + 63) / 64
+	d := &diskWords{log: logFile{s: r.spill, f: r.spill.create(), size: int64(words) * 8}, n: words}
 	if d.log.f != nil {
-		r.spill.fail(d.log.f.Truncate(int64(d.n) * 8))
+		r.spill.fail(d.log.f.Truncate(d.log.size))
 	}
-	d.log.size = int64(d.n) * 8
 	window := r.spill.window
 	win := make([]uint64, window)
 	base, end := -1, d.n // the words win holds: base (-1 before the first) up to end
