@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +235,66 @@ func TestReconcileWithoutTemporaryFiles(t *testing.T) {
 	}
 	if dumps[1] != dumps[0] || strings.Count(dumps[0], "\n") != 1000 {
 		t.Fatalf("without temporary files: %d rows; with: %d", strings.Count(dumps[1], "\n"), strings.Count(dumps[0], "\n"))
+	}
+}
+
+// spillFiles returns the sizes of the files this process has open in dir
+// under the replay's name, and whether each is already gone from dir.
+func spillFiles(t *testing.T, dir string) (sizes []int64, unlinked int) {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		link, err := os.Readlink("/proc/self/fd/" + fd.Name())
+		if err != nil || !strings.HasPrefix(link, dir+"/sessionsearch-replay-") {
+			continue
+		}
+		if fi, err := os.Stat("/proc/self/fd/" + fd.Name()); err == nil {
+			sizes = append(sizes, fi.Size())
+		}
+		if strings.HasSuffix(link, " (deleted)") {
+			unlinked++
+		}
+	}
+	return sizes, unlinked
+}
+
+// docs/store.md S9: a spilled replay's files are in SQLITE_TMPDIR, gone
+// from the directory while they are open, kept open between the calls of a
+// reconcile in steps and closed once the session is done; their size an
+// entry is logged and bounded.
+func TestReconcileSpillFiles(t *testing.T) {
+	defer func(s int) { store.SpillAbove = s }(store.SpillAbove)
+	store.SpillAbove = 0
+	dir := t.TempDir()
+	t.Setenv("SQLITE_TMPDIR", dir)
+	ctx, conn := deferringConn(t)
+	const n = 60000
+	bigSession(t, ctx, conn, "agent:main:big", n, 2)
+	if res, err := driver.Reconcile(ctx, conn, time.Millisecond); err != nil || res.Pending == 0 {
+		t.Fatalf("a call of 1 ms: %+v, %v (want the session still pending)", res, err)
+	}
+	sizes, unlinked := spillFiles(t, dir)
+	var total int64
+	for _, size := range sizes {
+		total += size
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files open between two calls, %d bytes: %.1f bytes an entry", len(sizes), total, float64(total)/n)
+	if len(sizes) < 5 || unlinked != len(sizes) || len(left) != 0 {
+		t.Fatalf("%d replay files open, %d of them unlinked, %d left in the directory; want 5 or more, all unlinked, none", len(sizes), unlinked, len(left))
+	}
+	if perEntry := float64(total) / n; perEntry > 40 {
+		t.Fatalf("the replay's files hold %.1f bytes an entry, more than 40", perEntry)
+	}
+	reconcileAll(t, ctx, conn, time.Minute)
+	if sizes, _ := spillFiles(t, dir); len(sizes) != 0 {
+		t.Fatalf("%d replay files still open after the session was reconciled", len(sizes))
 	}
 }
 
