@@ -42,6 +42,13 @@ type queryRower interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }
 
+// execQuerier is a *sql.DB, *sql.Conn or *sql.Tx, as the driver's
+// functions take them.
+type execQuerier interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	queryRower
+}
+
 // reportIndexed fails unless the store's index holds n messages, and
 // reports its segments and the leaf pages written to level 0.
 func reportIndexed(b *testing.B, q queryRower, n int) {

@@ -322,9 +322,7 @@ func TestReconcileAfterALateEvent(t *testing.T) {
 		if err := driver.AddSession(ctx, tx, driver.Session{Key: "agent:main:big"}); err != nil {
 			t.Fatal(err)
 		}
-		insert := func(e interface {
-			ExecContext(context.Context, string, ...any) (sql.Result, error)
-		}, seq int, ev string) {
+		insert := func(e execQuerier, seq int, ev string) {
 			if _, err := e.ExecContext(ctx, `INSERT INTO transcript_events(session_key, seq, event) VALUES ('agent:main:big', ?, ?)`, seq, ev); err != nil {
 				t.Fatal(err)
 			}

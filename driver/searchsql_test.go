@@ -1,7 +1,6 @@
 package driver_test
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"math/rand"
@@ -443,10 +442,7 @@ func TestSearchFollowsSessionChanges(t *testing.T) {
 		}
 		return n
 	}
-	add := func(e interface {
-		ExecContext(context.Context, string, ...any) (sql.Result, error)
-		QueryRowContext(context.Context, string, ...any) *sql.Row
-	}, key string) {
+	add := func(e execQuerier, key string) {
 		t.Helper()
 		if err := driver.AddSession(ctx, e, driver.Session{Key: key}); err != nil {
 			t.Fatal(err)
