@@ -601,3 +601,53 @@ func TestRedactIssueSyntaxes(t *testing.T) {
 		}
 	}
 }
+
+// TestTelegramColon: the scan that lets telegramNear skip its regular
+// expressions says yes wherever they match, on strings built from the
+// characters that matter (digits, token characters, colons, separators),
+// and on the hard cases by hand.
+func TestTelegramColon(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		body int
+		want bool
+	}{
+		{"", 1, false},
+		{"12345:a", 1, true},
+		{"1234:a", 1, false},
+		{"12345:", 1, false},
+		{":12345:a", 1, true},
+		{"x12345:abc", 1, true},
+		{"123456789:" + strings.Repeat("A", 30), 30, true},
+		{"123456789:" + strings.Repeat("A", 29), 30, false},
+		{"123456789:" + strings.Repeat("A", 29) + " 12345:" + strings.Repeat("b", 30), 30, true},
+		{"12:34567:" + strings.Repeat("-", 30), 30, true},
+	} {
+		if got := telegramColon(c.s, c.body); got != c.want {
+			t.Errorf("telegramColon(%q, %d) = %v, want %v", c.s, c.body, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(14, 1))
+	const alphabet = "0123456789aZ_-:: .\n"
+	for range 200000 {
+		b := make([]byte, r.IntN(60))
+		for i := range b {
+			if r.IntN(4) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = "0123456789"[r.IntN(10)]
+			}
+			if r.IntN(8) == 0 {
+				b[i] = 'A'
+			}
+		}
+		// Long bodies, so that the 30-character rule is reached.
+		s := string(b) + strings.Repeat("k", r.IntN(35))
+		if telegramTokenRe.MatchString(s) && !telegramColon(s, 30) {
+			t.Fatalf("telegramTokenRe matches %q, telegramColon(30) says no", s)
+		}
+		if telegramCutRe.MatchString(s) && !telegramColon(s, 1) {
+			t.Fatalf("telegramCutRe matches %q, telegramColon(1) says no", s)
+		}
+	}
+}
