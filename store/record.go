@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
@@ -177,13 +178,29 @@ type storedInfo struct {
 
 // ParseRecord reads a record from its row: the info object AppendInfo wrote,
 // and the active column. (The tip is read only from the newest row, by SQL.)
+// Reconcile reads every entry of a session this way, so the form
+// AppendInfo writes is read by hand (parseInfo); anything else, from
+// escapes in a string to names it does not write, by encoding/json.
 func ParseRecord(info string, active bool) (Record, error) {
+	r, ok := parseInfo(info)
+	if !ok {
+		var err error
+		if r, err = parseInfoJSON(info); err != nil {
+			return Record{}, err
+		}
+	}
+	r.Active = active
+	return r, nil
+}
+
+// parseInfoJSON reads any info object, with encoding/json.
+func parseInfoJSON(info string) (Record, error) {
 	var v storedInfo
 	if err := json.Unmarshal([]byte(info), &v); err != nil {
 		return Record{}, fmt.Errorf("bad entry info %q: %v", info, err)
 	}
 	r := Record{ID: v.ID, Role: v.Role, Timestamp: v.Timestamp, TargetID: v.TargetID, Message: v.Message != 0,
-		Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0, Active: active}
+		Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0}
 	if v.Parent != nil {
 		r.HasParent = true
 		if string(v.Parent) != "null" {
@@ -193,6 +210,114 @@ func ParseRecord(info string, active bool) (Record, error) {
 		}
 	}
 	return r, nil
+}
+
+// parseInfo reads the info object as AppendInfo writes it: no spaces, the
+// names it writes, strings of printable ASCII without escapes, integers,
+// and null only for "parent". It reports false for anything else, which
+// ParseRecord leaves to encoding/json; what it accepts, encoding/json
+// reads the same (TestParseInfo, FuzzParseRecord).
+func parseInfo(s string) (r Record, ok bool) {
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return r, false
+	}
+	i := 1
+	if s == "{}" {
+		return r, true
+	}
+	for {
+		// "name":
+		name, j, ok := infoString(s, i)
+		if !ok || j >= len(s) || s[j] != ':' {
+			return r, false
+		}
+		i = j + 1
+		switch name {
+		case "id", "role", "target":
+			v, j, ok := infoString(s, i)
+			if !ok {
+				return r, false
+			}
+			switch name {
+			case "id":
+				r.ID = v
+			case "role":
+				r.Role = v
+			default:
+				r.TargetID = v
+			}
+			i = j
+		case "parent":
+			r.HasParent = true
+			if strings.HasPrefix(s[i:], "null") {
+				r.ParentID, i = "", i+len("null")
+				break
+			}
+			v, j, ok := infoString(s, i)
+			if !ok {
+				return r, false
+			}
+			r.ParentID, i = v, j
+		default:
+			j := i
+			if j < len(s) && s[j] == '-' {
+				j++
+			}
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			digits := s[i:j]
+			if d := strings.TrimPrefix(digits, "-"); d == "" || len(d) > 1 && d[0] == '0' {
+				return r, false
+			}
+			n, err := strconv.ParseInt(digits, 10, 64)
+			if err != nil {
+				return r, false
+			}
+			switch name {
+			case "ts":
+				r.Timestamp = n
+			case "message":
+				r.Message = n != 0
+			case "leaf":
+				r.Leaf = n != 0
+			case "reset":
+				r.Reset = n != 0
+			case "side":
+				r.Side = n != 0
+			case "moves":
+				r.Moves = n != 0
+			default:
+				return r, false
+			}
+			i = j
+		}
+		switch {
+		case i == len(s)-1:
+			return r, true
+		case i < len(s) && s[i] == ',':
+			i++
+		default:
+			return r, false
+		}
+	}
+}
+
+// infoString reads the string that starts at s[i] if it is printable ASCII
+// without escapes, and returns it and the index after its closing quote.
+func infoString(s string, i int) (string, int, bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", i, false
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return s[i+1 : j], j + 1, true
+		case c < 0x20 || c == '\\' || c >= 0x7f:
+			return "", i, false
+		}
+	}
+	return "", i, false
 }
 
 // appendJSONString appends s as a JSON string.
