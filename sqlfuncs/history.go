@@ -223,15 +223,13 @@ func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []b
 		if math.IsNaN(hit.Score) || math.IsInf(hit.Score, 0) {
 			hit.Score = 0
 		}
-		pieces[i] = encodeJSON(hit)
+		pieces[i] = appendHit(nil, hit)
 		total += len(pieces[i])
 		if i > 0 {
 			total++ // the comma
 		}
 	}
-	envelope := func(truncated bool) []byte {
-		return encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated})
-	}
+	envelope := func(truncated bool) []byte { return searchEnvelope(indexing, truncated) }
 	assemble := func(env []byte, keep int) []byte {
 		open := bytes.Index(env, []byte("[]")) + 1
 		out := make([]byte, 0, len(env)+total)

@@ -1,0 +1,72 @@
+package sqlfuncs
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// hitPieces are strings that take every path of appendJSONString.
+var hitPieces = []string{"", "plain", `quo"te`, `back\slash`, "tab\tnl\ncr\r", "\b\f\x00\x01\x1f", "<&>",
+	"ünïcödé", "东京", "\u2028", "a\u2029b", "\xff", "\xe2\x80", "caf\xc3", "emoji 😀", "\x7f", "é\u2028"}
+
+func randomHitString(r *rand.Rand) string {
+	var sb strings.Builder
+	for range r.IntN(4) {
+		if r.IntN(3) == 0 {
+			sb.WriteByte(byte(r.IntN(256)))
+		} else {
+			sb.WriteString(hitPieces[r.IntN(len(hitPieces))])
+		}
+	}
+	return sb.String()
+}
+
+func checkAppendHit(t testing.TB, hit SearchHit) {
+	if got, want := appendHit(nil, hit), encodeJSON(hit); !bytes.Equal(got, want) {
+		t.Fatalf("appendHit(%+v)\n = %s\nencodeJSON gives\n   %s", hit, got, want)
+	}
+}
+
+// TestAppendHit: the hand-written encoding of a result is encodeJSON's,
+// byte for byte, for strings that need every kind of escape and for
+// scores on both sides of encoding/json's exponent bounds.
+func TestAppendHit(t *testing.T) {
+	scores := []float64{0, math.Copysign(0, -1), 1, -1, 13.545032760066519, 1e-6, 9.99999e-7, 1e21, 9.999999e20, -1e21, 1e-300, 1e300, 123456789.125, 0.1, 5e-324}
+	for _, s := range hitPieces {
+		for _, f := range scores {
+			checkAppendHit(t, SearchHit{SessionKey: s, MessageID: s, Role: s, Timestamp: -5, Snippet: s, Score: f})
+		}
+	}
+	r := rand.New(rand.NewPCG(14, 4))
+	for range 20000 {
+		hit := SearchHit{SessionKey: randomHitString(r), MessageID: randomHitString(r), Role: randomHitString(r),
+			Timestamp: r.Int64() - r.Int64(), Snippet: randomHitString(r), Score: scores[r.IntN(len(scores))] * r.Float64()}
+		checkAppendHit(t, hit)
+	}
+	for _, indexing := range []bool{false, true} {
+		for _, truncated := range []bool{false, true} {
+			want := encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated})
+			if got := searchEnvelope(indexing, truncated); !bytes.Equal(got, want) {
+				t.Errorf("searchEnvelope(%v, %v) = %s, want %s", indexing, truncated, got, want)
+			}
+		}
+	}
+	// Every single byte, alone and after valid text.
+	for c := range 256 {
+		checkAppendHit(t, SearchHit{Snippet: string([]byte{byte(c)}), MessageID: "é" + string([]byte{byte(c)})})
+	}
+}
+
+// FuzzAppendHit: any strings and numbers encode as encodeJSON encodes them.
+func FuzzAppendHit(f *testing.F) {
+	f.Add("agent:main:main", "m1", "user", int64(1), "snippet \u2028 \xff", 13.5)
+	f.Fuzz(func(t *testing.T, key, id, role string, ts int64, snippet string, score float64) {
+		if math.IsNaN(score) || math.IsInf(score, 0) {
+			return // SearchJSON writes those as 0 before encoding
+		}
+		checkAppendHit(t, SearchHit{SessionKey: key, MessageID: id, Role: role, Timestamp: ts, Snippet: snippet, Score: score})
+	})
+}
