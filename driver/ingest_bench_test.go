@@ -241,9 +241,9 @@ func BenchmarkIngest(b *testing.B) {
 				}
 			}
 		}
-		for i := range texts {
-			if trigger {
-				if _, err := fts.ExecContext(ctx, texts[i]); err != nil {
+		if trigger {
+			for _, t := range texts {
+				if _, err := fts.ExecContext(ctx, t); err != nil {
 					b.Fatal(err)
 				}
 			}
