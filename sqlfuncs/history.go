@@ -214,52 +214,37 @@ type SearchResult struct {
 // lowest ranked) until it fits, and truncated is set. A score that is not a
 // finite number, which JSON cannot carry, is written as 0.
 func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []byte {
-	// Each hit is encoded once; the answer is the envelope with the kept
-	// hits between the brackets of its empty results array, which is what
-	// encoding the whole SearchResult gives.
-	pieces := make([][]byte, len(results))
-	total := 0
+	// The hits are written once, one after another; ends[k] is where the
+	// answer would stop with k+1 of them, before the tail that closes the
+	// array and gives indexing and truncated. That is what encoding the
+	// whole SearchResult gives (TestAppendHit).
+	out := append(make([]byte, 0, 256*len(results)+64), searchHead...)
+	ends := make([]int, len(results))
 	for i, hit := range results {
 		if math.IsNaN(hit.Score) || math.IsInf(hit.Score, 0) {
 			hit.Score = 0
 		}
-		pieces[i] = appendHit(nil, hit)
-		total += len(pieces[i])
 		if i > 0 {
-			total++ // the comma
+			out = append(out, ',')
 		}
+		out = appendHit(out, hit)
+		ends[i] = len(out)
 	}
-	envelope := func(truncated bool) []byte { return searchEnvelope(indexing, truncated) }
-	assemble := func(env []byte, keep int) []byte {
-		open := bytes.Index(env, []byte("[]")) + 1
-		out := make([]byte, 0, len(env)+total)
-		out = append(out, env[:open]...)
-		for i, p := range pieces[:keep] {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, p...)
-		}
-		return append(out, env[open:]...)
+	if len(out)+len(searchTail(indexing, truncated)) <= maxBytes {
+		return append(out, searchTail(indexing, truncated)...)
 	}
-	env := envelope(truncated)
-	if len(env)+total <= maxBytes {
-		return assemble(env, len(pieces))
-	}
-	env = envelope(true)
-	size, keep := len(env), 0
-	for keep < len(pieces)-1 { // at least one goes, or truncated would lie
-		next := len(pieces[keep])
-		if keep > 0 {
-			next++
-		}
-		if size+next > maxBytes {
-			break
-		}
-		size += next
+	// Whole hits go from the end until it fits; at least one goes, or
+	// truncated would lie.
+	tail := searchTail(indexing, true)
+	keep := 0
+	for keep < len(results)-1 && ends[keep]+len(tail) <= maxBytes {
 		keep++
 	}
-	return assemble(env, keep)
+	out = out[:len(searchHead)]
+	if keep > 0 {
+		out = out[:ends[keep-1]]
+	}
+	return append(out, tail...)
 }
 
 // encodeJSON is json.Marshal without HTML escaping and without the newline

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
-// hitPieces are strings that take every path of appendJSONString.
+// hitPieces are strings that take every path of AppendJSONString.
 var hitPieces = []string{"", "plain", `quo"te`, `back\slash`, "tab\tnl\ncr\r", "\b\f\x00\x01\x1f", "<&>",
 	"ünïcödé", "东京", "\u2028", "a\u2029b", "\xff", "\xe2\x80", "caf\xc3", "emoji 😀", "\x7f", "é\u2028"}
 
@@ -49,8 +51,8 @@ func TestAppendHit(t *testing.T) {
 	for _, indexing := range []bool{false, true} {
 		for _, truncated := range []bool{false, true} {
 			want := encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated})
-			if got := searchEnvelope(indexing, truncated); !bytes.Equal(got, want) {
-				t.Errorf("searchEnvelope(%v, %v) = %s, want %s", indexing, truncated, got, want)
+			if got := []byte(searchHead + searchTail(indexing, truncated)); !bytes.Equal(got, want) {
+				t.Errorf("searchHead + searchTail(%v, %v) = %s, want %s", indexing, truncated, got, want)
 			}
 		}
 	}
@@ -69,4 +71,26 @@ func FuzzAppendHit(f *testing.F) {
 		}
 		checkAppendHit(t, SearchHit{SessionKey: key, MessageID: id, Role: role, Timestamp: ts, Snippet: snippet, Score: score})
 	})
+}
+
+// BenchmarkSearchJSON: SearchJSON of ten results whose snippets hold
+// newlines, tabs, quotes and non-Latin text, as catalog and transcript
+// snippets do, against encoding/json of the same answer in the same run
+// (hand/json, the ratio of the times).
+func BenchmarkSearchJSON(b *testing.B) {
+	hits := make([]SearchHit, 10)
+	for i := range hits {
+		hits[i] = SearchHit{SessionKey: "agent:main:subagent:" + strconv.Itoa(i), MessageID: "m" + strconv.Itoa(400+i), Role: "assistant",
+			Timestamp: 1772323200270 + int64(i), Score: 13.545032760066519 - float64(i),
+			Snippet: "Zwischenspeicher aktualisieren (erzwungen)\n\n\tWarten auf \"Sperre\" für Zwischenspeicher: %s\n東京の会議は午後です"}
+	}
+	var hand, ref time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		SearchJSON(hits, false, false, 1<<20)
+		t1 := time.Now()
+		encodeJSON(SearchResult{Results: hits})
+		hand, ref = hand+t1.Sub(t0), ref+time.Since(t1)
+	}
+	b.ReportMetric(float64(hand)/float64(ref), "hand/json")
 }

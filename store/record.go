@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
@@ -80,6 +81,7 @@ func (r Record) columns(id int64, info []byte) []any {
 		r.Tip.Leaf, nullString(r.Tip.Key), r.Tip.Messages}
 }
 
+// nullString binds "" as NULL.
 func nullString(s string) any {
 	if s == "" {
 		return nil
@@ -104,7 +106,7 @@ func (r Record) AppendResult(b []byte) []byte {
 	b = strconv.AppendInt(b, r.Tip.Leaf, 10)
 	if r.Tip.Key != "" {
 		b = append(b, `,"key":`...)
-		b = appendJSONString(b, r.Tip.Key)
+		b = sqlfuncs.AppendJSONString(b, r.Tip.Key)
 	}
 	b = append(b, `,"messages":`...)
 	b = strconv.AppendInt(b, r.Tip.Messages, 10)
@@ -129,7 +131,7 @@ func (r Record) AppendInfo(b []byte) []byte {
 	str := func(name, v string) {
 		if v != "" {
 			sep(name)
-			b = appendJSONString(b, v)
+			b = sqlfuncs.AppendJSONString(b, v)
 		}
 	}
 	flag := func(name string, v bool) {
@@ -144,7 +146,7 @@ func (r Record) AppendInfo(b []byte) []byte {
 		if r.ParentID == "" {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, r.ParentID)
+			b = sqlfuncs.AppendJSONString(b, r.ParentID)
 		}
 	}
 	str("role", r.Role)
@@ -318,22 +320,4 @@ func infoString(s string, i int) (string, int, bool) {
 		}
 	}
 	return "", i, false
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, _ := json.Marshal(s)
-	return append(b, q...)
 }
