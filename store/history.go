@@ -128,7 +128,7 @@ func (a activeEvents) scan(from int64, desc bool, id string, fn func(int64, stri
 				return errEnough
 			}
 			return nil
-		}, a.key, lo, hi, nullIfEmpty(id)))
+		}, a.key, lo, hi, nullString(id)))
 }
 
 // replayedEvents are the path of a pending session, replayed from its
@@ -214,12 +214,4 @@ func stopped(err error) error {
 		return nil
 	}
 	return err
-}
-
-// nullIfEmpty binds "" as NULL.
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

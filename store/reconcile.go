@@ -159,7 +159,7 @@ func (rp *replay) states(c Conn, from int, buf []entryState) (int, error) {
 // setActive records entry i's new active state.
 func (rp *replay) setActive(i int, active bool) {
 	switch {
-	case rp.state == nil:
+	case rp.spilled:
 	case active:
 		rp.state[i] |= entryActive
 	default:
@@ -441,7 +441,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, e
 		return false, err
 	}
 	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.newest(), rp.tip.Leaf, nullIfEmpty(rp.tip.Key), rp.tip.Messages); err != nil {
+		rp.newest(), rp.tip.Leaf, nullString(rp.tip.Key), rp.tip.Messages); err != nil {
 		return false, err
 	}
 	// Any change of active entries, by any connection, writes a new mark:
