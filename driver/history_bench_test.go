@@ -15,12 +15,7 @@ import (
 // window of 20 around a message in the middle. big/small is the ratio of
 // the times, alloc-MB the bytes allocated by one call on the big session.
 func BenchmarkHistoryBigSession(b *testing.B) {
-	db, ctx := openStore(b)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	db, ctx, conn := storeConn(b)
 	const big, small = 200000, 2000
 	bigSession(b, ctx, conn, "agent:main:big", big, 2)
 	bigSession(b, ctx, conn, "agent:main:small", small, 2)

@@ -55,12 +55,7 @@ func historyOfWholePath(t *testing.T, key string, events []string, o driver.Hist
 func TestHistoryReadsOnlyItsWindow(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
 	defer func(s int) { store.SpillAbove = s }(store.SpillAbove)
-	db, ctx := openStore(t)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, ctx, conn := storeConn(t)
 	type session struct {
 		key    string
 		events []string

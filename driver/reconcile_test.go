@@ -40,12 +40,7 @@ func reconcileAll(tb testing.TB, ctx context.Context, conn *sql.Conn, budget tim
 // is not replayed in the writer's transaction: the session is deferred, a
 // search says indexing, and reconcile brings it to the rewound path.
 func TestRewindOfManyEntriesIsDeferred(t *testing.T) {
-	db, ctx := openStore(t)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	db, ctx, conn := storeConn(t)
 	const n = store.MaxInlineEntries + 100
 	bigSession(t, ctx, conn, "agent:main:big", n, n/3)
 	reconcileAll(t, ctx, conn, time.Minute)
@@ -111,12 +106,7 @@ func TestReconcileInSmallSteps(t *testing.T) {
 // indexing, so that what it stores stays pending.
 func deferringConn(t *testing.T) (context.Context, *sql.Conn) {
 	t.Helper()
-	db, ctx := openStore(t)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	_, ctx, conn := storeConn(t)
 	if err := driver.DeferIndexing(ctx, conn, true); err != nil {
 		t.Fatal(err)
 	}

@@ -39,12 +39,7 @@ ORDER BY %s`
 // agents, spawn links, incognito and pending sessions, and texts from a
 // vocabulary of eight words, so that scores and timestamps tie often.
 func searchWorld(t *testing.T, r *rand.Rand) (*driver.DB, []string) {
-	db, ctx := openStore(t)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	db, ctx, conn := storeConn(t)
 	vocab := []string{"kiwi", "mango", "papaya", "lime", "fig", "date", "plum", "pear"}
 	var keys []string
 	for s := range 40 {
@@ -372,12 +367,7 @@ func TestChangeToken(t *testing.T) {
 		{"reconciled", []string{`SELECT sessions_defer_indexing(1)`, deferred, `SELECT sessions_defer_indexing(0)`}, []string{`SELECT sessions_reconcile(1000)`}, true, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			db, ctx := openStore(t)
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
+			_, ctx, conn := storeConn(t)
 			for _, key := range []string{"agent:main:main", "agent:main:sub"} {
 				if err := driver.AddSession(ctx, conn, driver.Session{Key: key}); err != nil {
 					t.Fatal(err)

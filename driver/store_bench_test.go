@@ -39,6 +39,20 @@ func openStore(tb testing.TB) (*driver.DB, context.Context) {
 	return db, ctx
 }
 
+// storeConn is openStore with one connection of its pool, closed when the
+// test ends: what a test of one connection's state (deferral, kept
+// replays, a caller's decisions) needs.
+func storeConn(tb testing.TB) (*driver.DB, context.Context, *sql.Conn) {
+	tb.Helper()
+	db, ctx := openStore(tb)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	return db, ctx, conn
+}
+
 // messageEvent is a linear user or assistant message event.
 func messageEvent(i int, text string) []byte {
 	role := "user"

@@ -312,12 +312,7 @@ func TestStoreModel(t *testing.T) {
 	}
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			db, ctx := openStore(t)
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
+			db, ctx, conn := storeConn(t)
 			other, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
