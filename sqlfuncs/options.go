@@ -49,12 +49,20 @@ const (
 // Options are the options every function takes: who asks, and what it may
 // see (visibility.go). session_visible takes them without Caller, which is
 // its first argument.
+//
+// Ceiling bounds what the other fields can show (docs/search.md Q22): the
+// answer holds only the sessions that both they and the ceiling show. It
+// is an Options without a caller (the ceiling is the same caller's) and
+// without a ceiling of its own; those two fields of it are never read. A
+// service sets it from what the asker was granted, so that nothing the
+// asker sends in the other fields can show more.
 type Options struct {
-	Caller            string       `json:"caller"`
+	Caller            string       `json:"caller,omitempty"`
 	Visibility        string       `json:"visibility,omitempty"`        // self, tree (default), agent, all
 	Sandboxed         bool         `json:"sandboxed,omitempty"`         // the caller runs in a sandbox
 	SandboxVisibility string       `json:"sandboxVisibility,omitempty"` // spawned (default), all
 	AgentToAgent      AgentToAgent `json:"agentToAgent,omitzero"`       // other agents, under "all"
+	Ceiling           *Options     `json:"ceiling,omitempty"`           // nil: no bound but these options
 }
 
 // AgentToAgent is the cross-agent part of the "all" visibility.
@@ -131,9 +139,9 @@ var (
 		{Name: "enabled", Type: TypeBoolean, Default: false, Help: "let the caller see other agents' sessions under visibility all"},
 		{Name: "allow", Type: TypeStrings, Help: "agent id patterns (`*`, globs with *, or ids) that both agents must match"},
 	}
-	// visibilitySpecs are the Options other than Caller, the options of
-	// session_visible.
-	visibilitySpecs = OptionSpecs{
+	// scopeSpecs are what a caller may see: the Options other than Caller
+	// and Ceiling, and so the members of a ceiling.
+	scopeSpecs = OptionSpecs{
 		{Name: "visibility", Type: TypeString, Enum: []string{VisibilitySelf, VisibilityTree, VisibilityAgent, VisibilityAll}, Default: VisibilityTree,
 			Help: "which sessions the caller sees: itself (self), those it spawned and, for an agent's main session, its agent's (tree), its agent's (agent), or also other agents' with agentToAgent (all)"},
 		{Name: "sandboxed", Type: TypeBoolean, Default: false, Help: "the caller runs in a sandbox"},
@@ -142,6 +150,11 @@ var (
 		{Name: "agentToAgent", Type: TypeObject, Fields: agentToAgentSpecs, Example: `{"enabled":true,"allow":["*"]}`,
 			Help: "cross-agent access under visibility all"},
 	}
+	// visibilitySpecs are the Options other than Caller, the options of
+	// session_visible.
+	visibilitySpecs = append(slices.Clone(scopeSpecs), OptionSpec{Name: "ceiling", Type: TypeObject, Fields: scopeSpecs,
+		Example: `{"visibility":"tree","sandboxed":true}`,
+		Help:    "the most the caller may see, as an object of visibility, sandboxed, sandboxVisibility and agentToAgent: only the sessions that both the options and the ceiling show are seen"})
 	commonSpecs = append(OptionSpecs{
 		{Name: "caller", Type: TypeString, Required: true, Help: "the session `key` of the session that asks; the answer is what it may see"},
 	}, visibilitySpecs...)
@@ -232,6 +245,9 @@ func (o SearchOptions) Validate() error {
 
 // Validate checks a Go value against the table, as SearchOptions.Validate.
 func (o HistoryOptions) Validate() error { return historySpecs.validate(&o) }
+
+// Validate checks a Go value against the table, as SearchOptions.Validate.
+func (o Options) Validate() error { return commonSpecs.validate(&o) }
 
 // checkTimes rejects a time range that ends before it starts.
 func (o SearchOptions) checkTimes() error {

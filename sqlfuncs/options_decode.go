@@ -144,6 +144,10 @@ func (s OptionSpec) decodeValue(prefix string, raw json.RawMessage, f reflect.Va
 		}
 		// The outer parse has checked the syntax, so this cannot fail.
 		values, order, _ := parseObject(string(raw))
+		if f.Kind() == reflect.Pointer { // an object that may be absent: the ceiling
+			f.Set(reflect.New(f.Type().Elem()))
+			f = f.Elem()
+		}
 		return s.Fields.decode(prefix+s.Name+".", values, order, fieldSet{f})
 	}
 	if !s.inRange(f) {
@@ -177,6 +181,9 @@ func (specs OptionSpecs) validateFields(prefix string, fields fieldSet) error {
 			return fmt.Errorf("option %q is required", prefix+s.Name)
 		case f.IsZero():
 		case s.Type == TypeObject:
+			if f.Kind() == reflect.Pointer {
+				f = f.Elem()
+			}
 			if err := s.Fields.validateFields(prefix+s.Name+".", fieldSet{f}); err != nil {
 				return err
 			}

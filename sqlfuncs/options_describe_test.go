@@ -22,6 +22,7 @@ func TestOptionTablesMatchTypes(t *testing.T) {
 		TypeString: reflect.TypeFor[string](), TypeInteger: reflect.TypeFor[int](), TypeBoolean: reflect.TypeFor[bool](),
 		TypeStrings: reflect.TypeFor[[]string](), TypeTime: reflect.TypeFor[time.Time](), TypeObject: reflect.TypeFor[AgentToAgent](),
 	}
+	objects := map[string]reflect.Type{"agentToAgent": reflect.TypeFor[AgentToAgent](), "ceiling": reflect.TypeFor[*Options]()}
 	check := func(name string, specs OptionSpecs, typ reflect.Type, skip ...string) {
 		fields := jsonIndex(typ)
 		for _, s := range specs {
@@ -30,7 +31,11 @@ func TestOptionTablesMatchTypes(t *testing.T) {
 				t.Errorf("%s: option %q has no field in %s", name, s.Name, typ)
 				continue
 			}
-			if got := typ.FieldByIndex(index).Type; got != kinds[s.Type] {
+			want := kinds[s.Type]
+			if s.Type == TypeObject {
+				want = objects[s.Name]
+			}
+			if got := typ.FieldByIndex(index).Type; got != want {
 				t.Errorf("%s: option %q is %s but its field is %s", name, s.Name, s.Type, got)
 			}
 		}
@@ -43,6 +48,7 @@ func TestOptionTablesMatchTypes(t *testing.T) {
 	check("search", SearchOptionSpecs(), reflect.TypeFor[SearchOptions]())
 	check("history", HistoryOptionSpecs(), reflect.TypeFor[HistoryOptions]())
 	check("visibility", VisibilityOptionSpecs(), reflect.TypeFor[Options](), "caller")
+	check("ceiling", scopeSpecs, reflect.TypeFor[Options](), "caller", "ceiling")
 	check("agentToAgent", agentToAgentSpecs, reflect.TypeFor[AgentToAgent]())
 }
 
@@ -473,6 +479,7 @@ func ExampleSearchOptionSpecs() {
 	// sandboxed         boolean the caller runs in a sandbox
 	// sandboxVisibility string  what a sandboxed caller sees: only the sessions it spawned (spawned), or what its visibility says (all) (default spawned)
 	// agentToAgent      object  cross-agent access under visibility all
+	// ceiling           object  the most the caller may see, as an object of visibility, sandboxed, sandboxVisibility and agentToAgent: only the sessions that both the options and the ceiling show are seen
 	// limit             integer at most `n` results (1..25, default 10)
 	// sessionKey        string  search only the session with this `key`
 	// snippetChars      integer the longest snippet in `characters` (1..4000, default 300)

@@ -55,6 +55,14 @@ func TestParseSearchOptions(t *testing.T) {
 		{"agentToAgent with spaces", "{\"caller\":\"agent:ops:main\",\"agentToAgent\": { \"allow\" : [ \"*\" ,\n\"o*\" ] , \"enabled\" : true } }",
 			with(func(o *SearchOptions) { o.AgentToAgent = AgentToAgent{Enabled: true, Allow: []string{"*", "o*"}} })},
 		{"agentToAgent empty", `{"caller":"agent:ops:main","agentToAgent":{}}`, defaultSearch("agent:ops:main")},
+		{"ceiling with defaults", `{"caller":"agent:ops:main","ceiling":{}}`,
+			with(func(o *SearchOptions) { o.Ceiling = &Options{Visibility: "tree", SandboxVisibility: "spawned"} })},
+		{"ceiling", `{"caller":"agent:ops:main","visibility":"self","ceiling":{"visibility":"all","sandboxed":true,"agentToAgent":{"enabled":true,"allow":["ops"]}}}`,
+			with(func(o *SearchOptions) {
+				o.Visibility = "self"
+				o.Ceiling = &Options{Visibility: "all", Sandboxed: true, SandboxVisibility: "spawned", AgentToAgent: AgentToAgent{Enabled: true, Allow: []string{"ops"}}}
+			})},
+		{"ceiling null is none", `{"caller":"agent:ops:main","ceiling":null}`, defaultSearch("agent:ops:main")},
 		{"agentToAgent allow null", `{"caller":"agent:ops:main","agentToAgent":{"enabled":true,"allow":null}}`,
 			with(func(o *SearchOptions) { o.AgentToAgent.Enabled = true })},
 		{"unicode caller", `{"caller":"agent:ops:\u00e9t\u00e9"}`, defaultSearch("agent:ops:été")},
@@ -110,7 +118,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project)"
 
 func TestOptionErrors(t *testing.T) {
 	search := func(js string) error { _, err := ParseSearchOptions(js); return err }
@@ -150,10 +158,15 @@ func TestOptionErrors(t *testing.T) {
 		{search, `{"caller":"c","limt":3}`, `unknown option "limt" ` + searchKnown},
 		{search, `{"limit":40,"Caller":"c"}`, `unknown option "Caller" ` + searchKnown},
 		{search, `{"caller":"c","includeTools":true}`, `unknown option "includeTools" ` + searchKnown},
-		{history, `{"caller":"c","prefix":true}`, `unknown option "prefix" (known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, limit, messageId, includeTools, maxChars, maxBytes)`},
+		{history, `{"caller":"c","prefix":true}`, `unknown option "prefix" (known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, messageId, includeTools, maxChars, maxBytes)`},
 		{search, `{"caller":"c","limit":3,"limit":4}`, `option "limit" is given twice`},
 		{search, `{"caller":"c","agentToAgent":{"x":1}}`, `unknown option "agentToAgent.x" (known: enabled, allow)`},
 		{search, `{"caller":"c","agentToAgent":{"allow":[],"allow":["*"]}}`, `option "agentToAgent.allow" is given twice`},
+		{search, `{"caller":"c","ceiling":"all"}`, `ceiling must be an object like {"visibility":"tree","sandboxed":true}, got "all"`},
+		{search, `{"caller":"c","ceiling":{"caller":"d"}}`, `unknown option "ceiling.caller" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
+		{history, `{"caller":"c","ceiling":{"ceiling":{}}}`, `unknown option "ceiling.ceiling" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
+		{search, `{"caller":"c","ceiling":{"visibility":"everything"}}`, `ceiling.visibility must be "self", "tree", "agent" or "all", got "everything"`},
+		{search, `{"caller":"c","ceiling":{"agentToAgent":{"allow":"*"}}}`, `ceiling.agentToAgent.allow must be an array of strings, got "*"`},
 		{search, `{"caller":"c","agentToAgent":{"caller":"x"}}`, `unknown option "agentToAgent.caller" (known: enabled, allow)`},
 
 		// Search values.
@@ -210,7 +223,7 @@ func TestOptionErrors(t *testing.T) {
 
 		// session_visible: the caller is an argument.
 		{visible, `{"caller":"agent:ops:main"}`, `unknown option "caller": the caller is the first argument`},
-		{visible, `{"limit":3}`, `unknown option "limit" (known: visibility, sandboxed, sandboxVisibility, agentToAgent)`},
+		{visible, `{"limit":3}`, `unknown option "limit" (known: visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling)`},
 		{visible, `{"visibility":"most"}`, `visibility must be "self", "tree", "agent" or "all", got "most"`},
 		{visible, `[]`, `options must be a JSON object: got []`},
 	}

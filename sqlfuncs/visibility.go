@@ -22,8 +22,9 @@ import (
 //     "incognito-", any case) is seen by nobody else: not by the session
 //     that spawned it, not by its agent's main session, not under "all".
 //  3. A sandboxed R with sandboxVisibility "spawned" (the default) sees only
-//     the sessions it spawned, transitively, whatever visibility says (also
-//     "self": OpenClaw clamps a sandboxed caller to its spawn tree). The
+//     the sessions it spawned, transitively, whatever visibility says
+//     (OpenClaw clamps a sandboxed caller to its spawn tree), except "self",
+//     which stays R alone: self is inside every visibility. The
 //     main-session rule does not apply. With sandboxVisibility "all" the
 //     sandbox changes nothing.
 //  4. "self": nothing else.
@@ -41,6 +42,11 @@ import (
 // parent_session_key: T is a descendant of R when a chain of those links
 // leads from T to R. Links to keys without a row still connect, and cycles
 // are harmless (see Forest).
+//
+// A ceiling (Options.Ceiling) is a second set of these options for the same
+// caller: R sees T when both the options and the ceiling let it. Nothing in
+// the options can then show a session that the ceiling alone hides
+// (docs/search.md Q22).
 //
 // Allow patterns are "*" (every agent), a glob where each "*" matches any
 // run of characters, or an exact id; all compared case-insensitively. An
@@ -69,13 +75,32 @@ type Policy struct {
 	spawnedOnly  bool
 	a2a          bool
 	allow        []string // lower case, sorted, without repeats; only under "all" with agentToAgent
+	ceiling      *Policy  // the ceiling's policy, same caller; nil: none
 }
 
 // Policy normalizes the options into a Policy. Values that the option parser
 // would reject fall back to the narrowest reading: an unknown visibility is
 // "self" (an empty one is the default "tree"), and any sandboxVisibility other
-// than "all" is "spawned".
+// than "all" is "spawned". A ceiling makes the policy the intersection of
+// the options' and the ceiling's (the ceiling's own caller and ceiling are
+// not read), unless the options see nothing the ceiling hides on any
+// forest: the same policy, or "self".
 func (c Options) Policy() Policy {
+	p := c.scopePolicy()
+	if c.Ceiling == nil {
+		return p
+	}
+	ceiling := Options{Caller: c.Caller, Visibility: c.Ceiling.Visibility, Sandboxed: c.Ceiling.Sandboxed,
+		SandboxVisibility: c.Ceiling.SandboxVisibility, AgentToAgent: c.Ceiling.AgentToAgent}.scopePolicy()
+	if (p.mode == VisibilitySelf && !p.spawnedOnly) || p.Key() == ceiling.Key() {
+		return p
+	}
+	p.ceiling = &ceiling
+	return p
+}
+
+// scopePolicy is the policy of the options alone, without their ceiling.
+func (c Options) scopePolicy() Policy {
 	mode := c.Visibility
 	switch mode {
 	case "":
@@ -89,7 +114,7 @@ func (c Options) Policy() Policy {
 		callerAgent:  sessionkey.AgentID(c.Caller),
 		callerIsMain: sessionkey.IsMain(c.Caller),
 		mode:         mode,
-		spawnedOnly:  c.Sandboxed && c.SandboxVisibility != SandboxAll,
+		spawnedOnly:  c.Sandboxed && c.SandboxVisibility != SandboxAll && mode != VisibilitySelf,
 		a2a:          c.AgentToAgent.Enabled && mode == VisibilityAll,
 	}
 	if p.a2a {
@@ -119,6 +144,11 @@ func (p Policy) Key() string {
 			b.WriteString(" " + strconv.Quote(pattern))
 		}
 	}
+	if p.ceiling != nil {
+		// The same caller: the ceiling's key after it.
+		_, rest, _ := strings.Cut(p.ceiling.Key(), " ")
+		b.WriteString(" within " + rest)
+	}
 	return b.String()
 }
 
@@ -128,7 +158,7 @@ func (p Policy) Caller() string { return p.caller }
 // NeedsForest reports whether decisions depend on spawn links. When it is
 // false the caller may skip loading the sessions table and pass a nil Forest.
 func (p Policy) NeedsForest() bool {
-	return p.spawnedOnly || p.mode == VisibilityTree || p.mode == VisibilityAll
+	return p.spawnedOnly || p.mode == VisibilityTree || p.mode == VisibilityAll || p.ceiling != nil && p.ceiling.NeedsForest()
 }
 
 // VisibleSet does the per-caller work once (the descendant walk, the caller's
@@ -141,6 +171,16 @@ func (p Policy) VisibleSet(f *Forest) func(target string) bool {
 	if p.NeedsForest() {
 		spawned = f.Descendants(p.caller)
 	}
+	if p.ceiling != nil {
+		own, ceiling := p.scopeSet(spawned), p.ceiling.scopeSet(spawned)
+		return func(target string) bool { return own(target) && ceiling(target) }
+	}
+	return p.scopeSet(spawned)
+}
+
+// scopeSet is VisibleSet without the ceiling, over the caller's
+// descendants.
+func (p Policy) scopeSet(spawned map[string]bool) func(target string) bool {
 	crossAgent := p.a2a && p.allows(p.callerAgent)
 	return func(target string) bool {
 		switch {

@@ -3,12 +3,12 @@ package sqlfuncs
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/internal/visibilitymodel"
 )
 
 // visibilityForest is one agent "ops" with a spawn tree, a second agent
@@ -64,7 +64,8 @@ func TestVisibilityRules(t *testing.T) {
 		{"sandboxed ignores visibility agent", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "agent"}, "agent:ops:telegram:group:1", false},
 		{"sandboxed main session loses the agent", Options{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:telegram:group:1", false},
 		{"sandboxed main session keeps its tree", Options{Caller: "agent:ops:main", Sandboxed: true}, "agent:ops:subagent:b", true},
-		{"sandboxed with self still sees spawned", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:b", true},
+		{"sandboxed with self sees only itself", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:b", false},
+		{"sandboxed with self still sees itself", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Visibility: "self"}, "agent:ops:subagent:a", true},
 		{"sandboxVisibility spawned is the default", Options{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "spawned"}, "agent:ops:telegram:group:1", false},
 		{"sandboxVisibility all keeps the main rule", Options{Caller: "agent:ops:main", Sandboxed: true, SandboxVisibility: "all"}, "agent:ops:telegram:group:1", true},
 		{"sandboxVisibility all keeps self", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, SandboxVisibility: "all", Visibility: "self"}, "agent:ops:subagent:b", false},
@@ -121,6 +122,19 @@ func TestVisibilityRules(t *testing.T) {
 		{"all with an inner glob", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:research:main", true},
 		{"all with a glob that misses", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("o*s", "re*ch")}, "agent:dev:main", false},
 		{"all allow patterns for bare keys", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("ops", "main")}, "cron:nightly", true},
+
+		// A ceiling: only what both the options and the ceiling show.
+		{"ceiling self hides a child", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Ceiling: &Options{Visibility: "self"}}, "agent:ops:subagent:b", false},
+		{"ceiling self keeps the caller", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Ceiling: &Options{Visibility: "self"}}, "agent:ops:subagent:a", true},
+		{"ceiling agent hides a cross-agent child", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Ceiling: &Options{Visibility: "agent"}}, "agent:dev:subagent:x", false},
+		{"ceiling agent keeps a same-agent child", Options{Caller: "agent:ops:subagent:a", Sandboxed: true, Ceiling: &Options{Visibility: "agent"}}, "agent:ops:subagent:b", true},
+		{"ceiling sandbox bounds visibility all", Options{Caller: "agent:ops:main", Visibility: "all", Ceiling: &Options{Sandboxed: true}}, "agent:ops:telegram:group:1", false},
+		{"ceiling without agentToAgent", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*"), Ceiling: &Options{Visibility: "all"}}, "agent:dev:main", false},
+		{"ceiling with fewer agents", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*"), Ceiling: &Options{Visibility: "all", AgentToAgent: a2a("ops", "research")}}, "agent:dev:main", false},
+		{"ceiling with the agent", Options{Caller: "agent:ops:main", Visibility: "all", AgentToAgent: a2a("*"), Ceiling: &Options{Visibility: "all", AgentToAgent: a2a("ops", "research")}}, "agent:research:main", true},
+		{"ceiling narrower options", Options{Caller: "agent:ops:main", Visibility: "self", Ceiling: &Options{Visibility: "all"}}, "agent:ops:subagent:a", false},
+		{"ceiling's caller is not read", Options{Caller: "agent:ops:subagent:a", Ceiling: &Options{Caller: "agent:ops:main", Visibility: "self"}}, "agent:ops:subagent:b", false},
+		{"ceiling's ceiling is not read", Options{Caller: "agent:ops:subagent:a", Ceiling: &Options{Ceiling: &Options{Visibility: "self"}}}, "agent:ops:subagent:b", true},
 
 		// Visibility values the parser rejects fall back to the narrowest.
 		{"unknown visibility is self", Options{Caller: "agent:ops:main", Visibility: "everything"}, "agent:ops:subagent:a", false},
@@ -204,7 +218,10 @@ func TestNeedsForest(t *testing.T) {
 		{Options{Caller: "c", Visibility: "tree"}, true},
 		{Options{Caller: "c"}, true},
 		{Options{Caller: "c", Visibility: "all"}, true},
-		{Options{Caller: "c", Visibility: "self", Sandboxed: true}, true},
+		{Options{Caller: "c", Visibility: "self", Sandboxed: true}, false},
+		{Options{Caller: "c", Visibility: "agent", Sandboxed: true}, true},
+		{Options{Caller: "c", Visibility: "agent", Ceiling: &Options{Visibility: "tree"}}, true},
+		{Options{Caller: "c", Visibility: "agent", Ceiling: &Options{Visibility: "agent", Sandboxed: true, SandboxVisibility: "all"}}, false},
 		{Options{Caller: "c", Visibility: "agent", Sandboxed: true, SandboxVisibility: "all"}, false},
 	}
 	for _, tt := range tests {
@@ -224,185 +241,40 @@ func TestNeedsForest(t *testing.T) {
 	}
 }
 
-// The model below restates the rules per (caller, target) pair with other
-// machinery than visibility.go: splitting whole keys into parts, regular
-// expressions for globs, and an upward walk over the rows for "spawned from"
-// instead of a downward index. TestVisibilityProperty compares the two on
-// random forests.
+// The model of internal/visibilitymodel restates the rules with other
+// machinery; TestVisibilityProperty compares the two on random forests.
 
-// modelParts lower-cases a key and splits it at every colon.
-func modelParts(key string) []string { return strings.Split(strings.ToLower(key), ":") }
-
-func modelAgent(key string) string {
-	if p := modelParts(key); len(p) >= 3 && p[0] == "agent" && p[1] != "" {
-		return p[1]
-	}
-	return "main"
+// model is o as the model reads it.
+func model(o Options) visibilitymodel.Options {
+	return visibilitymodel.Options{Caller: o.Caller, Visibility: o.Visibility, Sandboxed: o.Sandboxed,
+		SandboxVisibility: o.SandboxVisibility, AgentToAgent: o.AgentToAgent.Enabled, Allow: o.AgentToAgent.Allow}
 }
 
-func modelIsMain(key string) bool {
-	p := modelParts(key)
-	return len(p) == 3 && p[0] == "agent" && p[1] != "" && p[2] == "main"
+// fromModel is a model's options as sqlfuncs.Options.
+func fromModel(m visibilitymodel.Options) Options {
+	return Options{Caller: m.Caller, Visibility: m.Visibility, Sandboxed: m.Sandboxed, SandboxVisibility: m.SandboxVisibility,
+		AgentToAgent: AgentToAgent{Enabled: m.AgentToAgent, Allow: m.Allow}}
 }
 
-func modelIncognito(key string) bool {
-	p := modelParts(key)
-	return strings.HasPrefix(p[len(p)-1], "incognito-")
-}
-
-// modelSpawnedFrom walks up from target through every link of every row
-// naming it, looking for root.
-func modelSpawnedFrom(rows []SessionLinks, root, target string) bool {
-	visited := map[string]bool{target: true}
-	var up func(key string) bool
-	up = func(key string) bool {
-		for _, row := range rows {
-			if row.Key != key {
-				continue
-			}
-			for _, parent := range []string{row.SpawnedBy, row.ParentKey} {
-				if parent == "" || visited[parent] {
-					continue
-				}
-				if parent == root {
-					return true
-				}
-				visited[parent] = true
-				if up(parent) {
-					return true
-				}
-			}
-		}
-		return false
+// randomForest is visibilitymodel.RandomForest as SessionLinks.
+func randomForest(rng *rand.Rand) (keys []string, rows []visibilitymodel.Row, links []SessionLinks, targets []string) {
+	keys, rows, targets = visibilitymodel.RandomForest(rng, 12)
+	for _, r := range rows {
+		links = append(links, SessionLinks{Key: r.Key, SpawnedBy: r.SpawnedBy, ParentKey: r.ParentKey})
 	}
-	return up(target)
-}
-
-var modelGlobs = map[string]*regexp.Regexp{}
-
-func modelAllowed(patterns []string, agent string) bool {
-	for _, p := range patterns {
-		if p == "" {
-			continue
-		}
-		re, ok := modelGlobs[p]
-		if !ok {
-			parts := strings.Split(strings.ToLower(p), "*")
-			for i := range parts {
-				parts[i] = regexp.QuoteMeta(parts[i])
-			}
-			re = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
-			modelGlobs[p] = re
-		}
-		if re.MatchString(strings.ToLower(agent)) {
-			return true
-		}
-	}
-	return false
-}
-
-func modelVisible(o Options, rows []SessionLinks, target string) bool {
-	caller := o.Caller
-	if target == caller {
-		return true
-	}
-	if modelIncognito(target) {
-		return false
-	}
-	spawned := func() bool { return modelSpawnedFrom(rows, caller, target) }
-	sameAgent := func() bool { return modelAgent(target) == modelAgent(caller) }
-	if o.Sandboxed && o.SandboxVisibility != "all" {
-		return spawned()
-	}
-	switch o.Visibility {
-	case "tree", "":
-		return spawned() || (modelIsMain(caller) && sameAgent())
-	case "agent":
-		return sameAgent()
-	case "all":
-		return sameAgent() || spawned() ||
-			(o.AgentToAgent.Enabled && modelAllowed(o.AgentToAgent.Allow, modelAgent(caller)) && modelAllowed(o.AgentToAgent.Allow, modelAgent(target)))
-	}
-	return false // "self" and anything unknown
-}
-
-func randomKey(rng *rand.Rand) string {
-	agents := []string{"main", "ops", "OPS", "dev", "research", "r.d", "x"}
-	a := agents[rng.IntN(len(agents))]
-	n := rng.IntN(4)
-	switch rng.IntN(10) {
-	case 0, 1:
-		return "agent:" + a + ":main"
-	case 2, 3:
-		return fmt.Sprintf("agent:%s:subagent:%d", a, n)
-	case 4:
-		return fmt.Sprintf("agent:%s:dashboard:%s-%d", a, []string{"incognito", "Incognito", "incognit"}[rng.IntN(3)], n)
-	case 5:
-		return []string{"main", "cron:nightly", "incognito-1", "global"}[rng.IntN(4)]
-	case 6:
-		return []string{"agent::x", "agent:" + a, "agent:" + a + ":"}[rng.IntN(3)]
-	case 7:
-		return []string{"AGENT:" + a + ":MAIN", "agent:" + a + ":main:thread:1", "agent:" + a + ":mainline"}[rng.IntN(3)]
-	default:
-		return fmt.Sprintf("agent:%s:telegram:group:%d", a, n)
-	}
-}
-
-func randomOptions(rng *rand.Rand, caller string) Options {
-	patterns := []string{"*", "o*", "*s", "d*v", "OPS", "main", "", "x", "*e*", "re*ch", "**", "r.d"}
-	o := Options{
-		Caller:            caller,
-		Visibility:        []string{"", "self", "tree", "agent", "all", "all", "bogus"}[rng.IntN(7)],
-		Sandboxed:         rng.IntN(3) == 0,
-		SandboxVisibility: []string{"", "spawned", "all"}[rng.IntN(3)],
-		AgentToAgent:      AgentToAgent{Enabled: rng.IntN(2) == 0},
-	}
-	for range rng.IntN(3) {
-		o.AgentToAgent.Allow = append(o.AgentToAgent.Allow, patterns[rng.IntN(len(patterns))])
-	}
-	return o
-}
-
-// randomLink names no one, a session of the forest (possibly itself, making
-// cycles) or a session without a row.
-func randomLink(rng *rand.Rand, keys []string) string {
-	switch rng.IntN(4) {
-	case 0, 1:
-		return ""
-	case 2:
-		return keys[rng.IntN(len(keys))]
-	default:
-		return randomKey(rng)
-	}
+	return keys, rows, links, targets
 }
 
 func TestVisibilityProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2026))
 	var cases, decisions, visibleOthers, sandboxed, viaSpawn, viaMain, viaA2A int
 	for range 1500 {
-		var keys []string
-		for range 1 + rng.IntN(12) {
-			if k := randomKey(rng); !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-		rows := make([]SessionLinks, len(keys))
-		for i, k := range keys {
-			rows[i] = SessionLinks{Key: k, SpawnedBy: randomLink(rng, keys)}
-			if rng.IntN(3) == 0 {
-				rows[i].ParentKey = randomLink(rng, keys)
-			}
-		}
-		targets := slices.Clone(keys)
-		for _, r := range rows {
-			targets = append(targets, r.SpawnedBy, r.ParentKey)
-		}
-		targets = append(targets, randomKey(rng), randomKey(rng))
-		forest := NewForest(rows)
+		keys, rows, links, targets := randomForest(rng)
+		forest := NewForest(links)
 
-		for _, caller := range append(slices.Clone(keys), randomKey(rng)) {
+		for _, caller := range append(slices.Clone(keys), visibilitymodel.RandomKey(rng)) {
 			for range 3 {
-				o := randomOptions(rng, caller)
+				o := fromModel(visibilitymodel.RandomOptions(rng, caller))
 				p := o.Policy()
 				if o.Visibility != "bogus" && rng.IntN(2) == 0 {
 					// The same options through the SQL-facing parser.
@@ -422,7 +294,7 @@ func TestVisibilityProperty(t *testing.T) {
 				cases++
 				for _, target := range targets {
 					decisions++
-					got, want := visible(target), modelVisible(o, rows, target)
+					got, want := visible(target), visibilitymodel.Visible(model(o), rows, target)
 					if got != want {
 						kind := "miss"
 						if got {
@@ -435,9 +307,9 @@ func TestVisibilityProperty(t *testing.T) {
 						switch {
 						case o.Sandboxed && o.SandboxVisibility != "all":
 							sandboxed++
-						case modelSpawnedFrom(rows, caller, target) && modelAgent(caller) != modelAgent(target):
+						case visibilitymodel.SpawnedFrom(rows, caller, target) && visibilitymodel.Agent(caller) != visibilitymodel.Agent(target):
 							viaSpawn++
-						case modelAgent(caller) != modelAgent(target):
+						case visibilitymodel.Agent(caller) != visibilitymodel.Agent(target):
 							viaA2A++
 						case o.Visibility == "tree" || o.Visibility == "":
 							viaMain++
@@ -473,6 +345,9 @@ func TestPolicyKey(t *testing.T) {
 		{with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", AgentToAgent{Allow: []string{"*"}} }),
 			with(func(o *Options) { o.Visibility = "all" })}, // not enabled
 		{with(func(o *Options) { o.Sandboxed, o.SandboxVisibility = true, "all" }), base},
+		{with(func(o *Options) { o.Ceiling = &Options{Visibility: "tree"} }), base}, // the same policy twice
+		{with(func(o *Options) { o.Visibility, o.Ceiling = "self", &Options{Visibility: "all"} }), with(func(o *Options) { o.Visibility = "self" })},
+		{with(func(o *Options) { o.Visibility, o.Sandboxed = "self", true }), with(func(o *Options) { o.Visibility = "self" })},
 	}
 	for _, p := range same {
 		if a, b := p[0].Policy().Key(), p[1].Policy().Key(); a != b {
@@ -490,6 +365,9 @@ func TestPolicyKey(t *testing.T) {
 		with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("* dev") }),
 		with(func(o *Options) { o.Visibility, o.AgentToAgent = "all", a2a("*", "dev") }),
 		with(func(o *Options) { o.Sandboxed = true }),
+		with(func(o *Options) {
+			o.Visibility, o.AgentToAgent, o.Ceiling = "all", a2a("*"), &Options{Visibility: "all", AgentToAgent: a2a("ops", "dev")}
+		}),
 	}
 	seen := map[string]Options{}
 	for _, o := range different {
@@ -498,5 +376,98 @@ func TestPolicyKey(t *testing.T) {
 			t.Errorf("%+v and %+v share the key %q", prev, o, k)
 		}
 		seen[k] = o
+	}
+}
+
+// scopeJSON is the options object of o's scope, as a service sends it.
+func scopeJSON(o Options) map[string]any {
+	return map[string]any{
+		"visibility": cmp.Or(o.Visibility, "tree"), "sandboxed": o.Sandboxed,
+		"sandboxVisibility": cmp.Or(o.SandboxVisibility, "spawned"),
+		"agentToAgent":      map[string]any{"enabled": o.AgentToAgent.Enabled, "allow": o.AgentToAgent.Allow},
+	}
+}
+
+// TestCeilingProperty: docs/search.md Q22. Over random forests, random
+// grants as ceilings and random request options, a session is visible
+// exactly when the model shows it under both, so never one the grant
+// alone hides; a request of the grant's own options sees what the grant
+// sees; and two policies with one cache key decide alike.
+func TestCeilingProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 2026))
+	var cases, narrowed, grantOnly, widerAsked int
+	for range 1000 {
+		keys, rows, links, targets := randomForest(rng)
+		forest := NewForest(links)
+		byKey := map[string][]bool{}
+		for _, caller := range append(slices.Clone(keys), visibilitymodel.RandomKey(rng)) {
+			for range 4 {
+				grant := fromModel(visibilitymodel.RandomOptions(rng, caller))
+				if grant.Visibility == "bogus" {
+					grant.Visibility = "all"
+				}
+				request := fromModel(visibilitymodel.RandomOptions(rng, caller))
+				switch rng.IntN(4) {
+				case 0: // the grant's own options, as a body that narrows nothing sends
+					request = grant
+				case 1: // the grant with one more option, as the bodies
+					request = grant
+					request.Sandboxed = true
+					if rng.IntN(2) == 0 {
+						request.Sandboxed, request.Visibility = grant.Sandboxed, "self"
+					}
+				}
+				ceiling := grant
+				ceiling.Caller = ""
+				o := request
+				o.Ceiling = &ceiling
+				p := o.Policy()
+				if request.Visibility != "bogus" && rng.IntN(2) == 0 {
+					// The same through the SQL-facing parser.
+					m := scopeJSON(request)
+					m["ceiling"] = scopeJSON(grant)
+					js, _ := json.Marshal(m)
+					var err error
+					if p, err = ParseVisibilityOptions(caller, string(js)); err != nil {
+						t.Fatalf("ParseVisibilityOptions(%s): %v", js, err)
+					}
+				}
+				visible := p.VisibleSet(forest)
+				decisions := make([]bool, len(targets))
+				cases++
+				for i, target := range targets {
+					got := visible(target)
+					decisions[i] = got
+					inGrant, inRequest := visibilitymodel.Visible(model(grant), rows, target), visibilitymodel.Visible(model(request), rows, target)
+					if got && !inGrant {
+						t.Fatalf("widening: caller %q, grant %+v, request %+v, target %q: visible, but the grant alone hides it\nrows: %+v",
+							caller, grant, request, target, rows)
+					}
+					if got != (inGrant && inRequest) {
+						t.Fatalf("caller %q, grant %+v, request %+v, target %q: got %v, model %v under the grant and %v under the request\nrows: %+v",
+							caller, grant, request, target, got, inGrant, inRequest, rows)
+					}
+					switch {
+					case target == caller:
+					case inGrant && !inRequest:
+						narrowed++
+					case inRequest && !inGrant:
+						widerAsked++
+					case got:
+						grantOnly++
+					}
+				}
+				if prev, ok := byKey[p.Key()]; ok && !slices.Equal(prev, decisions) {
+					t.Fatalf("key %q decides %v and %v", p.Key(), prev, decisions)
+				}
+				byKey[p.Key()] = decisions
+			}
+		}
+	}
+	t.Logf("%d cases: %d targets narrowed away, %d asked for beyond the grant and hidden, %d seen", cases, narrowed, widerAsked, grantOnly)
+	for name, n := range map[string]int{"narrowed": narrowed, "asked beyond the grant": widerAsked, "seen": grantOnly} {
+		if n < 100 {
+			t.Errorf("only %d targets %s: the generator is too narrow", n, name)
+		}
 	}
 }
