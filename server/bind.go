@@ -7,23 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
-)
-
-// Visibility values of the options (docs/search.md).
-const (
-	visibilitySelf  = "self"
-	visibilityTree  = "tree"
-	visibilityAgent = "agent"
-	visibilityAll   = "all"
-	sandboxSpawned  = "spawned"
-	sandboxAll      = "all"
-)
-
-var (
-	visibilities        = []string{visibilitySelf, visibilityTree, visibilityAgent, visibilityAll}
-	sandboxVisibilities = []string{sandboxSpawned, sandboxAll}
-	identityFields      = []string{"caller", "visibility", "sandboxed", "sandboxVisibility", "agentToAgent"}
+	"slices"
 )
 
 // member is one name and raw value of a JSON object, in the order written.
@@ -118,11 +102,13 @@ func stringField(o object, name string) (string, *Error) {
 }
 
 // bindIdentity returns the options of a read: the body's members except
-// skip, with the identity fields bound to the grant (docs/serve.md H2). A
-// body may repeat the grant's identity or narrow it (a smaller visibility,
-// sandboxed, fewer agents); naming another caller or widening anything is
-// refused with 403 naming the field and value. With no grant (the loopback
-// development mode) the body's identity is used as it is.
+// skip, bound to the grant (docs/serve.md H2). The caller is the grant's
+// (a body that names another caller is refused with 403), and the grant is
+// the ceiling of the options (docs/search.md Q22), which a body may not
+// set: whatever the body asks to see, sqlfuncs shows only what the grant
+// shows too. A visibility option that the body leaves out, or sends as
+// null, is the grant's, so a body without any sees what the grant sees.
+// With no grant (the loopback development mode) the body is used as it is.
 func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *Error) {
 	var opts object
 	for _, m := range o {
@@ -131,7 +117,7 @@ func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *Error) {
 		}
 	}
 	if g != nil {
-		bound, err := narrow(opts, *g)
+		bound, err := bindGrant(opts, *g)
 		if err != nil {
 			return nil, err
 		}
@@ -152,98 +138,31 @@ func bindIdentity(o object, skip string, g *Grant) (json.RawMessage, *Error) {
 	return b.Bytes(), nil
 }
 
-// narrow checks the identity members of opts against g and returns opts
-// with every identity member set to what the request runs as.
-func narrow(opts object, g Grant) (object, *Error) {
-	forbidden := func(field string, value json.RawMessage, why string) *Error {
-		return fail(http.StatusForbidden, "outside_grant", field, value, why)
-	}
-	invalid := func(field string, value json.RawMessage, why string) *Error {
-		return fail(http.StatusBadRequest, "invalid_field", field, value, why)
-	}
-	str := func(raw json.RawMessage) (string, bool) {
-		var s string
-		return s, raw[0] == '"' && json.Unmarshal(raw, &s) == nil
-	}
-	vis, sandboxed, sandboxVis, a2a := g.Visibility, g.Sandboxed, g.SandboxVisibility, g.AgentToAgent
+func bindGrant(opts object, g Grant) (object, *Error) {
 	if raw, ok := opts.get("caller"); ok && string(raw) != "null" {
-		if s, _ := str(raw); s != g.Caller {
-			return nil, forbidden("caller", raw, fmt.Sprintf("this token reads as %q; it may not name another caller", g.Caller))
+		var s string
+		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil || s != g.Caller {
+			return nil, fail(http.StatusForbidden, "outside_grant", "caller", raw,
+				fmt.Sprintf("this token reads as %q; it may not name another caller", g.Caller))
 		}
 	}
-	if raw, ok := opts.get("visibility"); ok && string(raw) != "null" {
-		s, isStr := str(raw)
-		if !isStr || !oneOf(s, visibilities...) {
-			return nil, invalid("visibility", raw, "visibility must be one of "+strings.Join(visibilities, ", "))
-		}
-		// self is inside every visibility, and all contains tree and agent.
-		if s != g.Visibility && s != visibilitySelf && g.Visibility != visibilityAll {
-			return nil, forbidden("visibility", raw, fmt.Sprintf("this token may see at most visibility %q", g.Visibility))
-		}
-		vis = s
+	if raw, ok := opts.get("ceiling"); ok {
+		return nil, fail(http.StatusForbidden, "outside_grant", "ceiling", raw,
+			"the ceiling of this token's reads is its grant; a request may not set it")
 	}
-	if raw, ok := opts.get("sandboxed"); ok && string(raw) != "null" {
-		if string(raw) != "true" && string(raw) != "false" {
-			return nil, invalid("sandboxed", raw, "sandboxed must be true or false")
-		}
-		if g.Sandboxed && string(raw) == "false" {
-			return nil, forbidden("sandboxed", raw, "this token is sandboxed; it may not leave the sandbox")
-		}
-		sandboxed = string(raw) == "true"
-	}
-	if raw, ok := opts.get("sandboxVisibility"); ok && string(raw) != "null" {
-		s, isStr := str(raw)
-		if !isStr || !oneOf(s, sandboxVisibilities...) {
-			return nil, invalid("sandboxVisibility", raw, "sandboxVisibility must be one of "+strings.Join(sandboxVisibilities, ", "))
-		}
-		if g.Sandboxed && g.SandboxVisibility == sandboxSpawned && s == sandboxAll {
-			return nil, forbidden("sandboxVisibility", raw, `this token's sandbox sees only the sessions it spawned; it may not ask for "all"`)
-		}
-		if !g.Sandboxed || g.SandboxVisibility == sandboxAll || s == sandboxSpawned {
-			sandboxVis = s
-		}
-	}
-	if raw, ok := opts.get("agentToAgent"); ok && string(raw) != "null" {
-		var req AgentToAgent
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if raw[0] != '{' || dec.Decode(&req) != nil {
-			return nil, invalid("agentToAgent", raw, `agentToAgent must be an object like {"enabled":true,"allow":["*"]}`)
-		}
-		if req.Enabled {
-			if a2a == nil || !a2a.Enabled {
-				return nil, forbidden("agentToAgent", raw, "this token may not see other agents' sessions")
-			}
-			for _, p := range req.Allow {
-				if !allowed(a2a.Allow, p) {
-					return nil, forbidden("agentToAgent", raw, fmt.Sprintf("this token may not see agents matching %q", p))
-				}
-			}
-		}
-		a2a = &req
-	}
+	scope := g.scope()
+	grant, _ := parseObject(scope) // the grant's own JSON
 	var bound object
 	for _, m := range opts {
-		if !oneOf(m.name, identityFields...) {
+		if m.name != "caller" && (string(m.value) != "null" || !slices.ContainsFunc(grant, func(gm member) bool { return gm.name == m.name })) {
 			bound = append(bound, m)
 		}
 	}
-	enc := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
-	bound = append(bound, member{"caller", enc(g.Caller)}, member{"visibility", enc(vis)},
-		member{"sandboxed", enc(sandboxed)}, member{"sandboxVisibility", enc(sandboxVis)})
-	if a2a != nil {
-		bound = append(bound, member{"agentToAgent", enc(a2a)})
-	}
-	return bound, nil
-}
-
-// allowed reports whether pattern is one of the grant's agent patterns (or
-// the grant allows every agent): a request may drop patterns, not add them.
-func allowed(grant []string, pattern string) bool {
-	for _, p := range grant {
-		if p == "*" || strings.EqualFold(p, pattern) {
-			return true
+	for _, m := range grant {
+		if _, ok := bound.get(m.name); !ok {
+			bound = append(bound, m)
 		}
 	}
-	return false
+	caller, _ := json.Marshal(g.Caller)
+	return append(bound, member{"caller", caller}, member{"ceiling", scope}), nil
 }

@@ -6,9 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Options configure a Handler; zero fields take the defaults below.
@@ -33,6 +38,14 @@ type Options struct {
 	Unavailable func(error) bool
 	// Ready, if set, is asked by /readyz after the database answered.
 	Ready func(context.Context) error
+	// RateLimit is how many requests per second one token may make on
+	// average, and RateBurst how many at once (docs/serve.md H15); over it
+	// a request is answered 429 with Retry-After. Zero: no limit.
+	RateLimit float64
+	RateBurst int
+	// Audit, if set, records every search and history read in the table
+	// sessionsearch_audit (docs/serve.md H17).
+	Audit *Audit
 }
 
 const (
@@ -43,9 +56,11 @@ const (
 
 // Handler serves the API of docs/serve.md.
 type Handler struct {
-	db   *sql.DB
-	opts Options
-	mux  *http.ServeMux
+	db       *sql.DB
+	opts     Options
+	mux      *http.ServeMux
+	limiters sync.Map // token digest → *rate.Limiter
+	metrics  metrics
 }
 
 // New returns the handler over db, whose connections must have the
@@ -70,6 +85,7 @@ func New(db *sql.DB, opts Options) *Handler {
 	h.route("POST /v1/reconcile", true, true, h.reconcile)
 	h.route("POST /v1/watermarks", true, true, h.watermarks)
 	h.route("DELETE /v1/sessions/{key}", true, true, h.deleteSession)
+	h.route("GET /metrics", true, false, h.serveMetrics)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail(http.StatusNotFound, "not_found", "path", r.URL.Path, "no such endpoint; see docs/openapi.json"))
 	})
@@ -79,6 +95,7 @@ func New(db *sql.DB, opts Options) *Handler {
 // call is one authenticated request.
 type call struct {
 	grant *Grant // nil in the development mode without tokens
+	token tokenEntry
 	w     http.ResponseWriter
 	r     *http.Request
 }
@@ -97,7 +114,11 @@ func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r}
 		if auth {
-			if err := h.authenticate(c, write); err != nil {
+			if err := h.authenticate(c, pattern, write); err != nil {
+				writeError(w, err)
+				return
+			}
+			if err := h.limit(c); err != nil {
 				writeError(w, err)
 				return
 			}
@@ -115,11 +136,12 @@ func (h *Handler) route(pattern string, auth, write bool, e endpoint) {
 		ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
 		defer cancel()
 		body, status, err := h.guard(ctx, e, c)
-		if err != nil {
+		switch {
+		case err != nil:
 			writeError(w, err)
-			return
+		case status != 0: // else the endpoint wrote an answer that is not JSON (/metrics)
+			writeJSON(w, status, body)
 		}
-		writeJSON(w, status, body)
 	})
 }
 
@@ -134,7 +156,7 @@ func (h *Handler) guard(ctx context.Context, e endpoint, c *call) (body []byte, 
 	return e(ctx, c)
 }
 
-func (h *Handler) authenticate(c *call, write bool) *Error {
+func (h *Handler) authenticate(c *call, pattern string, write bool) *Error {
 	if h.opts.Tokens == nil {
 		return nil
 	}
@@ -147,18 +169,49 @@ func (h *Handler) authenticate(c *call, write bool) *Error {
 		return fail(http.StatusUnauthorized, "unauthenticated", "Authorization", scheme,
 			"the Authorization header must be Bearer <token>")
 	}
-	g, ok := h.opts.Tokens.lookup(token)
+	e, ok := h.opts.Tokens.lookup(token)
 	if !ok {
 		// The value is never echoed: it may be someone's real token.
 		return fail(http.StatusUnauthorized, "unauthenticated", "Authorization", nil, "the bearer token is not in the tokens file")
 	}
-	c.grant = &g
+	g := e.grant
+	c.grant, c.token = &g, e
 	setLogCaller(c.r, g.Caller)
-	if write && !g.Write {
+	switch {
+	case pattern == "GET /metrics" && !g.Metrics:
+		return fail(http.StatusForbidden, "no_metrics", "Authorization", nil,
+			fmt.Sprintf("the token of %q may not read /metrics (its grant has no \"metrics\": true)", g.Caller))
+	case pattern != "GET /metrics" && g.Caller == "":
+		return fail(http.StatusForbidden, "metrics_only", "Authorization", nil, "this token may read /metrics only (its grant has no caller)")
+	case write && !g.Write:
 		return fail(http.StatusForbidden, "read_only", "Authorization", nil,
 			fmt.Sprintf("the token of %q may not write (its grant has no \"write\": true)", g.Caller))
 	}
 	return nil
+}
+
+// limit answers 429 when the call's token is over its rate (docs/serve.md
+// H15). Each token has its own bucket, kept by the token's digest, so a
+// reload of the tokens file keeps the buckets of the tokens it keeps.
+func (h *Handler) limit(c *call) *Error {
+	if h.opts.RateLimit <= 0 || c.grant == nil {
+		return nil
+	}
+	l, ok := h.limiters.Load(c.token.hash)
+	if !ok {
+		l, _ = h.limiters.LoadOrStore(c.token.hash, rate.NewLimiter(rate.Limit(h.opts.RateLimit), max(h.opts.RateBurst, 1)))
+	}
+	r := l.(*rate.Limiter).Reserve()
+	wait := r.Delay()
+	if wait == 0 {
+		return nil
+	}
+	r.Cancel() // refused: the request takes no token from the bucket
+	seconds := int(math.Ceil(wait.Seconds()))
+	c.w.Header().Set("Retry-After", strconv.Itoa(seconds))
+	return fail(http.StatusTooManyRequests, "rate_limited", "Authorization", nil,
+		fmt.Sprintf("the token of %q is over its limit of %g requests per second (bursts of %d); retry after %d s",
+			c.grant.Caller, h.opts.RateLimit, max(h.opts.RateBurst, 1), seconds))
 }
 
 // dbError answers an error of the database that is not the request's fault.
@@ -180,6 +233,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	entry := &logEntry{}
 	r = r.WithContext(context.WithValue(r.Context(), logKey{}, entry))
 	h.mux.ServeHTTP(rec, r)
+	h.metrics.observe(r.Pattern, rec.status, time.Since(start))
 	if h.opts.AccessLog != nil {
 		// docs/serve.md H8: the path, never the query string or the body.
 		h.opts.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "request",
@@ -197,6 +251,14 @@ func setLogCaller(r *http.Request, caller string) {
 	if e, ok := r.Context().Value(logKey{}).(*logEntry); ok {
 		e.caller = caller
 	}
+}
+
+// logCaller is the caller of a request, as the access log shows it.
+func logCaller(r *http.Request) string {
+	if e, ok := r.Context().Value(logKey{}).(*logEntry); ok {
+		return e.caller
+	}
+	return ""
 }
 
 type statusRecorder struct {

@@ -47,6 +47,16 @@ func (h *Handler) read(ctx context.Context, c *call, argField, stmt string) ([]b
 		}
 		return nil, 0, h.dbError(ctx, dbErr)
 	}
+	if h.opts.Audit != nil {
+		// An answer that cannot be recorded is not given (docs/serve.md H17).
+		var query *string
+		if argField == "query" {
+			query = &arg
+		}
+		if err := h.opts.Audit.record(ctx, h.db, logCaller(c.r), c.r.URL.Path, query, []byte(out)); err != nil {
+			return nil, 0, h.dbError(ctx, err)
+		}
+	}
 	return []byte(out), http.StatusOK, nil
 }
 

@@ -28,6 +28,7 @@ const (
 	tokA2A       = "a2a-token-0123456789abcd"  // agent:main:main, all, agentToAgent ops
 	tokSelf      = "self-token-0123456789abcd" // agent:main:other, self
 	tokReader    = "reader-token-0123456789ab" // agent:main:main, all, read only
+	tokMetrics   = "metrics-token-0123456789a" // /metrics only
 )
 
 const tokensJSON = `{"tokens":[
@@ -36,7 +37,8 @@ const tokensJSON = `{"tokens":[
  {"token":"` + tokSandboxed + `","caller":"agent:main:task1","visibility":"all","sandboxed":true},
  {"token":"` + tokA2A + `","caller":"agent:main:main","visibility":"all","agentToAgent":{"enabled":true,"allow":["main","ops"]}},
  {"token":"` + tokSelf + `","caller":"agent:main:other","visibility":"self"},
- {"token":"` + tokReader + `","caller":"agent:main:main","visibility":"all"}
+ {"token":"` + tokReader + `","caller":"agent:main:main","visibility":"all"},
+ {"token":"` + tokMetrics + `","metrics":true}
 ]}`
 
 // fixture is the sessions every test starts with: a tree under task1, a
@@ -176,6 +178,16 @@ func TestVisibilityByToken(t *testing.T) {
 		{"turning agentToAgent off is allowed", tokA2A, `{"query":"zebra","limit":25,"agentToAgent":{"enabled":false}}`,
 			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub"}},
 		{"incognito is never visible", tokA2A, `{"query":"secretword"}`, nil},
+		// Asking for more than the grant sees what the grant sees.
+		{"a wider visibility", tokTask, `{"query":"zebra","visibility":"agent"}`, []string{"agent:main:task1", "agent:main:task1:sub"}},
+		{"leaving the sandbox", tokSandboxed, `{"query":"zebra","sandboxed":false}`, []string{"agent:main:task1", "agent:main:task1:sub"}},
+		{"widening the sandbox", tokSandboxed, `{"query":"zebra","sandboxVisibility":"all"}`, []string{"agent:main:task1", "agent:main:task1:sub"}},
+		{"agentToAgent without grant", tokWriter, `{"query":"zebra","limit":25,"agentToAgent":{"enabled":true,"allow":["*"]}}`,
+			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub"}},
+		{"agentToAgent beyond grant", tokA2A, `{"query":"zebra","limit":25,"agentToAgent":{"enabled":true,"allow":["*"]}}`,
+			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub", "agent:ops:main"}},
+		{"null options are the grant's", tokA2A, `{"query":"zebra","limit":25,"visibility":null,"agentToAgent":null}`,
+			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub", "agent:ops:main"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := s.hits(t, c.token, c.body); !slices.Equal(got, c.want) {
@@ -214,11 +226,11 @@ func TestRefusals(t *testing.T) {
 		{"read-only token deletes", tokTask, "DELETE", "/v1/sessions/agent:main:task1", ``, 403, "read_only", "Authorization", ""},
 		{"another caller", tokTask, "POST", "/v1/search", `{"query":"zebra","caller":"agent:main:main"}`, 403, "outside_grant", "caller", `"agent:main:main"`},
 		{"another caller in history", tokTask, "POST", "/v1/history", `{"sessionKey":"agent:main:task1","caller":"agent:main:main"}`, 403, "outside_grant", "caller", `"agent:main:main"`},
-		{"wider visibility", tokTask, "POST", "/v1/search", `{"query":"zebra","visibility":"agent"}`, 403, "outside_grant", "visibility", `"agent"`},
-		{"leaving the sandbox", tokSandboxed, "POST", "/v1/search", `{"query":"zebra","sandboxed":false}`, 403, "outside_grant", "sandboxed", `false`},
-		{"widening the sandbox", tokSandboxed, "POST", "/v1/search", `{"query":"zebra","sandboxVisibility":"all"}`, 403, "outside_grant", "sandboxVisibility", `"all"`},
-		{"agentToAgent without grant", tokWriter, "POST", "/v1/search", `{"query":"zebra","agentToAgent":{"enabled":true,"allow":["*"]}}`, 403, "outside_grant", "agentToAgent", `{"enabled":true,"allow":["*"]}`},
-		{"agentToAgent beyond grant", tokA2A, "POST", "/v1/search", `{"query":"zebra","agentToAgent":{"enabled":true,"allow":["*"]}}`, 403, "outside_grant", "agentToAgent", `{"enabled":true,"allow":["*"]}`},
+		{"setting the ceiling", tokTask, "POST", "/v1/search", `{"query":"zebra","ceiling":{"visibility":"all"}}`, 403, "outside_grant", "ceiling", `{"visibility":"all"}`},
+		{"setting the ceiling in history", tokTask, "POST", "/v1/history", `{"sessionKey":"agent:main:task1","ceiling":null}`, 403, "outside_grant", "ceiling", `null`},
+		{"bad ceiling-bound option", tokSandboxed, "POST", "/v1/search", `{"query":"zebra","sandboxVisibility":"some"}`, 400, "invalid_field", "sandboxVisibility", `"some"`},
+		{"a metrics token searches", tokMetrics, "POST", "/v1/search", `{"query":"zebra"}`, 403, "metrics_only", "Authorization", ""},
+		{"a reader reads metrics", tokReader, "GET", "/metrics", ``, 403, "no_metrics", "Authorization", ""},
 		{"malformed JSON", tokWriter, "POST", "/v1/search", `{"query":`, 400, "malformed_json", "", ""},
 		{"not an object", tokWriter, "POST", "/v1/search", `["zebra"]`, 400, "malformed_json", "", ""},
 		{"data after the object", tokWriter, "POST", "/v1/search", `{"query":"zebra"} {}`, 400, "malformed_json", "", ""},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -9,33 +10,37 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
+
+	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
 // MinTokenBytes is the shortest token a tokens file may hold: a guessable
 // token is no authentication (docs/serve.md H1).
 const MinTokenBytes = 16
 
-// Grant is what one token allows: the caller every read runs as, the
-// widest visibility it may ask for, and whether it may write.
+// Grant is what one token allows: the caller every read runs as and the
+// most it may see, which is the ceiling of every read (docs/serve.md H2),
+// and whether it may write and read /metrics. A grant with Metrics and
+// without a caller and Write reads /metrics only.
 type Grant struct {
-	Caller            string        `json:"caller"`
-	Visibility        string        `json:"visibility,omitempty"`        // self, tree (default), agent, all
-	Sandboxed         bool          `json:"sandboxed,omitempty"`         // see only what sandboxVisibility allows
-	SandboxVisibility string        `json:"sandboxVisibility,omitempty"` // spawned (default), all
-	AgentToAgent      *AgentToAgent `json:"agentToAgent,omitempty"`      // absent: no other agent's sessions
-	Write             bool          `json:"write,omitempty"`             // may append and delete
+	sqlfuncs.Options      // caller, visibility, sandboxed, sandboxVisibility, agentToAgent; never a ceiling
+	Write            bool `json:"write,omitempty"`   // may append, reconcile, read watermarks and delete
+	Metrics          bool `json:"metrics,omitempty"` // may read /metrics
 }
 
-// AgentToAgent lets the "all" visibility reach other agents' sessions whose
-// agent ids match Allow.
-type AgentToAgent struct {
-	Enabled bool     `json:"enabled"`
-	Allow   []string `json:"allow,omitempty"`
+// scope is the grant's visibility without the caller: the ceiling of its
+// reads, as the options JSON of sqlfuncs writes it.
+func (g Grant) scope() json.RawMessage {
+	b, _ := json.Marshal(sqlfuncs.Options{Visibility: g.Visibility, Sandboxed: g.Sandboxed,
+		SandboxVisibility: g.SandboxVisibility, AgentToAgent: g.AgentToAgent})
+	return b
 }
 
 // Tokens maps bearer tokens to grants. The zero value admits nobody.
+// Replace swaps in another file's tokens while requests are served.
 type Tokens struct {
-	entries []tokenEntry
+	entries atomic.Pointer[[]tokenEntry]
 }
 
 type tokenEntry struct {
@@ -56,22 +61,32 @@ type tokensFile struct {
 // LoadTokens reads a tokens file. It refuses a file that others than its
 // owner can read or write, since the tokens in it are passwords.
 func LoadTokens(path string) (*Tokens, error) {
-	info, err := os.Stat(path)
+	data, err := readPrivate(path, "tokens file")
 	if err != nil {
-		return nil, fmt.Errorf("tokens file: %w", err)
-	}
-	if mode := info.Mode().Perm(); mode&0o077 != 0 {
-		return nil, fmt.Errorf("tokens file %s: mode %04o lets others read it; run chmod 600 %s", path, mode, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("tokens file: %w", err)
+		return nil, err
 	}
 	t, err := ParseTokens(data)
 	if err != nil {
 		return nil, fmt.Errorf("tokens file %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// readPrivate reads a file of secrets, refusing one that others than its
+// owner can read or write.
+func readPrivate(path, what string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if mode := info.Mode().Perm(); mode&0o077 != 0 {
+		return nil, fmt.Errorf("%s %s: mode %04o lets others read it; run chmod 600 %s", what, path, mode, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return data, nil
 }
 
 // ParseTokens parses the JSON of a tokens file. Unknown fields, a missing
@@ -90,7 +105,7 @@ func ParseTokens(data []byte) (*Tokens, error) {
 	if len(f.Tokens) == 0 {
 		return nil, errors.New(`"tokens" lists no token`)
 	}
-	t := &Tokens{}
+	var entries []tokenEntry
 	seen := map[[sha256.Size]byte]int{}
 	for i, e := range f.Tokens {
 		at := fmt.Sprintf("tokens[%d]", i)
@@ -106,41 +121,60 @@ func ParseTokens(data []byte) (*Tokens, error) {
 		}
 		seen[h] = i
 		g := e.Grant
-		if g.Caller == "" {
+		switch {
+		case g.Ceiling != nil:
+			return nil, fmt.Errorf("%s.ceiling: a grant is the ceiling of its reads and has none of its own", at)
+		case g.Caller == "" && g.Metrics && !g.Write && string(g.scope()) == "{}":
+			// Reads /metrics only.
+		case g.Caller == "":
 			return nil, fmt.Errorf("%s.caller must be a session key, got %q", at, g.Caller)
+		default:
+			if err := g.Options.Validate(); err != nil {
+				return nil, fmt.Errorf("%s.%w", at, err)
+			}
+			g.Visibility = cmp.Or(g.Visibility, sqlfuncs.VisibilityTree)
+			g.SandboxVisibility = cmp.Or(g.SandboxVisibility, sqlfuncs.SandboxSpawned)
 		}
-		if g.Visibility == "" {
-			g.Visibility = visibilityTree
-		}
-		if !oneOf(g.Visibility, visibilities...) {
-			return nil, fmt.Errorf("%s.visibility must be one of %s, got %q", at, strings.Join(visibilities, ", "), g.Visibility)
-		}
-		if g.SandboxVisibility == "" {
-			g.SandboxVisibility = sandboxSpawned
-		}
-		if !oneOf(g.SandboxVisibility, sandboxVisibilities...) {
-			return nil, fmt.Errorf("%s.sandboxVisibility must be one of %s, got %q", at, strings.Join(sandboxVisibilities, ", "), g.SandboxVisibility)
-		}
-		t.entries = append(t.entries, tokenEntry{hash: h, grant: g})
+		entries = append(entries, tokenEntry{hash: h, grant: g})
 	}
+	t := &Tokens{}
+	t.entries.Store(&entries)
 	return t, nil
 }
 
-// lookup finds the grant of a presented token. Tokens are compared as
+// Replace puts the tokens of n in place of t's, all at once (docs/serve.md
+// H14): a request looks its token up once, when it starts, and keeps that
+// grant to the end, so requests in flight finish with the grant they
+// started with, and the next ones see only n's tokens.
+func (t *Tokens) Replace(n *Tokens) { t.entries.Store(n.entries.Load()) }
+
+// Len is how many tokens t holds.
+func (t *Tokens) Len() int {
+	if e := t.entries.Load(); e != nil {
+		return len(*e)
+	}
+	return 0
+}
+
+// lookup finds the entry of a presented token. Tokens are compared as
 // SHA-256 digests in constant time, and every entry is compared, so the
 // time taken says nothing about which token, or how much of one, matched.
-func (t *Tokens) lookup(token string) (Grant, bool) {
+func (t *Tokens) lookup(token string) (tokenEntry, bool) {
 	h := sha256.Sum256([]byte(token))
+	var entries []tokenEntry
+	if e := t.entries.Load(); e != nil {
+		entries = *e
+	}
 	found := -1
-	for i := range t.entries {
-		if subtle.ConstantTimeCompare(h[:], t.entries[i].hash[:]) == 1 {
+	for i := range entries {
+		if subtle.ConstantTimeCompare(h[:], entries[i].hash[:]) == 1 {
 			found = i
 		}
 	}
 	if found < 0 {
-		return Grant{}, false
+		return tokenEntry{}, false
 	}
-	return t.entries[found].grant, true
+	return entries[found], true
 }
 
 func oneOf(s string, set ...string) bool {

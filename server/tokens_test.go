@@ -19,8 +19,13 @@ func TestParseTokens(t *testing.T) {
 		{`{"tokens":[{"token":"short","caller":"agent:main:main"}]}`, "tokens[0].token must be at least 16 characters, got 5"},
 		{`{"tokens":[{"token":"0123456789abcdef 0123","caller":"agent:main:main"}]}`, "tokens[0].token must not contain white space"},
 		{`{"tokens":[{"token":"0123456789abcdef0123"}]}`, `tokens[0].caller must be a session key, got ""`},
-		{`{"tokens":[{` + good + `,"visibility":"everything"}]}`, `tokens[0].visibility must be one of self, tree, agent, all, got "everything"`},
-		{`{"tokens":[{` + good + `,"sandboxVisibility":"some"}]}`, `tokens[0].sandboxVisibility must be one of spawned, all, got "some"`},
+		{`{"tokens":[{` + good + `,"visibility":"everything"}]}`, `tokens[0].visibility must be "self", "tree", "agent" or "all", got "everything"`},
+		{`{"tokens":[{` + good + `,"sandboxVisibility":"some"}]}`, `tokens[0].sandboxVisibility must be "spawned" or "all", got "some"`},
+		{`{"tokens":[{` + good + `,"agentToAgent":{"enabled":true,"allow":"*"}}]}`, `agentToAgent.allow of type []string`},
+		{`{"tokens":[{` + good + `,"ceiling":{"visibility":"self"}}]}`, `tokens[0].ceiling: a grant is the ceiling of its reads`},
+		{`{"tokens":[{"token":"0123456789abcdef0123","metrics":true}]}`, ""},
+		{`{"tokens":[{"token":"0123456789abcdef0123","metrics":true,"write":true}]}`, `tokens[0].caller must be a session key, got ""`},
+		{`{"tokens":[{"token":"0123456789abcdef0123","metrics":true,"visibility":"all"}]}`, `tokens[0].caller must be a session key, got ""`},
 		{`{"tokens":[{` + good + `},{` + good + `}]}`, "tokens[1].token is the same as tokens[0].token"},
 		{`{"tokens":[{` + good + `}]} {}`, "data after the object"},
 	} {
@@ -42,13 +47,13 @@ func TestTokenLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, ok := tok.lookup("bbbbbbbbbbbbbbbbbbbb"); !ok || g.Caller != "agent:b:main" || g.Write || !g.Sandboxed ||
-		g.Visibility != "tree" || g.SandboxVisibility != "spawned" {
-		t.Errorf("lookup b: %+v %v", g, ok)
+	if e, ok := tok.lookup("bbbbbbbbbbbbbbbbbbbb"); !ok || e.grant.Caller != "agent:b:main" || e.grant.Write || !e.grant.Sandboxed ||
+		e.grant.Visibility != "tree" || e.grant.SandboxVisibility != "spawned" {
+		t.Errorf("lookup b: %+v %v", e.grant, ok)
 	}
 	for _, bad := range []string{"", "aaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaa", "AAAAAAAAAAAAAAAAAAAA"} {
-		if g, ok := tok.lookup(bad); ok {
-			t.Errorf("lookup %q found %+v", bad, g)
+		if e, ok := tok.lookup(bad); ok {
+			t.Errorf("lookup %q found %+v", bad, e.grant)
 		}
 	}
 	if _, ok := (&Tokens{}).lookup(""); ok {
