@@ -250,6 +250,12 @@ func flagName(option string) string {
 // asks, and what it may see.
 var visibilityNames = []string{"caller", "visibility", "sandboxed", "sandboxVisibility", "agentToAgent"}
 
+// ceilingOption is set by a service from what it granted (docs/search.md
+// Q22), never by a flag or a tool argument: a person at the command line
+// names the options themselves, and the MCP server's visibility flags are
+// its tools' ceiling.
+const ceilingOption = "ceiling"
+
 // visibilitySpecs describes them.
 func visibilitySpecs() sqlfuncs.OptionSpecs {
 	return sqlfuncs.SearchOptionSpecs().Select(visibilityNames...)
@@ -259,7 +265,7 @@ func visibilitySpecs() sqlfuncs.OptionSpecs {
 func ownSpecs(specs sqlfuncs.OptionSpecs) sqlfuncs.OptionSpecs {
 	var out sqlfuncs.OptionSpecs
 	for _, s := range specs {
-		if !slices.Contains(visibilityNames, s.Name) {
+		if !slices.Contains(visibilityNames, s.Name) && s.Name != ceilingOption {
 			out = append(out, s)
 		}
 	}
@@ -272,6 +278,9 @@ func ownSpecs(specs sqlfuncs.OptionSpecs) sqlfuncs.OptionSpecs {
 // giving them enables it (see enableAgentToAgent).
 func (fs *flagSet) optionFlags(dst any, vis *driver.Options, specs sqlfuncs.OptionSpecs) {
 	for _, s := range specs {
+		if s.Name == ceilingOption {
+			continue
+		}
 		if s.Name == "agentToAgent" {
 			allow, _ := s.Fields.Lookup("allow")
 			allow.Help = "with visibility all, also see other agents' sessions: agent id `patterns` (*, globs with *, or ids), comma-separated, that both agents must match"

@@ -25,7 +25,8 @@ import (
 // Who asks is decided by the operator, at start: --caller KEY binds every
 // call to that session, with the visibility flags, and the tools have no
 // caller argument, so an agent cannot widen what it sees by naming another
-// session. Without --caller the server refuses to start, unless
+// session. The flags are passed as the ceiling of every call too
+// (docs/cli.md C20), so no argument a tool takes can show more. Without --caller the server refuses to start, unless
 // --trust-client-caller says that the client is trusted to name the caller
 // in each call (a gateway that serves several agents and knows which one
 // asks); the tools then take a required "caller" argument. The visibility
@@ -238,10 +239,13 @@ var (
 	})
 )
 
-// withBound puts the visibility flags around the call's caller.
+// withBound runs a call as caller under the visibility flags, which are
+// also the ceiling of the call (docs/search.md Q22): whatever a tool
+// argument asks, the call shows nothing the flags alone hide.
 func (t *tools) withBound(caller string) driver.Options {
-	o := t.bound
-	o.Caller = caller
+	o, ceiling := t.bound, t.bound
+	o.Caller, ceiling.Caller = caller, ""
+	o.Ceiling = &ceiling
 	return o
 }
 

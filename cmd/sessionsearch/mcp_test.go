@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -17,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/internal/visibilitymodel"
 )
 
 // connectMCP starts `sessionsearch mcp args...` and connects the SDK's
@@ -375,4 +378,104 @@ func TestMCPMalformedInput(t *testing.T) {
 		t.Fatalf("a call after the bad lines: %v", m)
 	}
 	stdin.Close()
+}
+
+// TestMCPFlagsAreTheCeiling: docs/cli.md C20, C21. Over random session
+// forests and random visibility flags of a server that lets each call name
+// its caller, a call finds exactly what the visibility model shows the
+// caller under the flags, whatever else its arguments say: an argument that
+// would change the visibility (a visibility option, or a ceiling) is
+// refused by name.
+func TestMCPFlagsAreTheCeiling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2026))
+	var calls, seen, hidden int
+	for range 8 {
+		keys, rows, _ := visibilitymodel.RandomForest(rng, 12)
+		dbFile := filepath.Join(t.TempDir(), "s.db")
+		db := openDB(t, dbFile)
+		if _, err := db.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			_, err := db.Exec(`INSERT INTO sessions(session_key, spawned_by, parent_session_key) VALUES (?1, nullif(?2, ''), nullif(?3, ''))`, r.Key, r.SpawnedBy, r.ParentKey)
+			if err == nil {
+				_, err = db.Exec(`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, 0, json_object('type', 'message', 'id', ?2, 'message', json_object('role', 'user', 'content', 'zebra')))`,
+					r.Key, fmt.Sprint("m", i))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		for range 3 {
+			flags := visibilitymodel.RandomOptions(rng, "")
+			if flags.Visibility == "bogus" {
+				flags.Visibility = "all"
+			}
+			flags.Allow = slices.DeleteFunc(flags.Allow, func(p string) bool { return p == "" })
+			flags.AgentToAgent = len(flags.Allow) > 0
+			args := []string{"--db", dbFile, "--trust-client-caller"}
+			if flags.Visibility != "" {
+				args = append(args, "--visibility", flags.Visibility)
+			}
+			if flags.Sandboxed {
+				args = append(args, "--sandboxed")
+			}
+			if flags.SandboxVisibility != "" {
+				args = append(args, "--sandbox-visibility", flags.SandboxVisibility)
+			}
+			if flags.AgentToAgent {
+				args = append(args, "--agent-to-agent", strings.Join(flags.Allow, ","))
+			}
+			s := connectMCP(t, args...)
+			for range 4 {
+				caller := keys[rng.IntN(len(keys))]
+				asked := flags
+				asked.Caller = caller
+				var want []string
+				for _, k := range keys {
+					if visibilitymodel.Visible(asked, rows, k) {
+						want = append(want, k)
+						seen++
+					} else {
+						hidden++
+					}
+				}
+				slices.Sort(want)
+				callArgs := map[string]any{"query": "zebra", "limit": 25, "caller": caller}
+				if rng.IntN(2) == 0 {
+					callArgs["order"] = "recent"
+				}
+				text, isErr := callTool(t, s, "sessions_search", callArgs)
+				var res driver.SearchResult
+				decodeStrict(t, text, &res)
+				var got []string
+				for _, r := range res.Results {
+					got = append(got, r.SessionKey)
+				}
+				slices.Sort(got)
+				calls++
+				if isErr || !slices.Equal(got, want) {
+					t.Fatalf("flags %v, call %v: found %q, want %q (%s)\nrows: %+v", args, callArgs, got, want, text, rows)
+				}
+				target := keys[rng.IntN(len(keys))]
+				text, isErr = callTool(t, s, "sessions_history", map[string]any{"sessionKey": target, "caller": caller})
+				if isErr == slices.Contains(want, target) {
+					t.Fatalf("flags %v, caller %q: history of %q: %s (tool error %v)", args, caller, target, text, isErr)
+				}
+				for _, widen := range []string{"visibility", "sandboxed", "agentToAgent", "ceiling"} {
+					callArgs[widen] = map[string]any{"visibility": "all", "sandboxed": false, "agentToAgent": map[string]any{"enabled": true, "allow": []string{"*"}}, "ceiling": map[string]any{"visibility": "all"}}[widen]
+					text, isErr := callTool(t, s, "sessions_search", callArgs)
+					if !isErr || !strings.Contains(text, `unknown argument "`+widen+`"`) {
+						t.Fatalf("flags %v, call %v: %s", args, callArgs, text)
+					}
+					delete(callArgs, widen)
+				}
+			}
+		}
+	}
+	t.Logf("%d calls: %d sessions seen, %d hidden", calls, seen, hidden)
+	if seen < 100 || hidden < 100 {
+		t.Errorf("the generator is too narrow: %d seen, %d hidden", seen, hidden)
+	}
 }

@@ -24,10 +24,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("serve"))
 	db := fs.dbFlag()
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on (port 0 picks a free port; the bound address is printed)")
-	tokens := fs.String("tokens", "", "tokens `file` (JSON, mode 0600) mapping each bearer token to its caller, visibility and write grant")
+	tokensFile := fs.String("tokens", "", "tokens `file` (JSON, mode 0600) mapping each bearer token to its caller, visibility and write grant")
 	noAuth := fs.Bool("insecure-loopback-no-auth", false, "DEVELOPMENT ONLY: no tokens; every request names its own caller and may write (refused unless --listen is a loopback address)")
 	maxBody := fs.Int64("max-body", 64<<20, "largest append request in `bytes`")
 	timeout := fs.Duration("timeout", 60*time.Second, "longest database work of one request")
+	operator := server.AddOperatorFlags(fs.FlagSet)
 	if rest, err := fs.parse(args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -36,17 +37,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	opts := server.Options{MaxBodyBytes: *maxBody, RequestTimeout: *timeout,
 		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil))}
 	switch {
-	case *noAuth && *tokens != "":
+	case *noAuth && *tokensFile != "":
 		return usagef("--tokens and --insecure-loopback-no-auth exclude each other")
 	case *noAuth:
 		if !isLoopback(*listen) {
 			return usagef("--insecure-loopback-no-auth needs a loopback --listen address (127.0.0.1, ::1 or localhost), got %q", *listen)
 		}
 		fmt.Fprintln(e.stderr, "sessionsearch serve: WARNING: --insecure-loopback-no-auth: no authentication; any local process may read and write every session")
-	case *tokens == "":
+	case *tokensFile == "":
 		return usagef("--tokens FILE is required (or --insecure-loopback-no-auth for development on loopback)")
 	default:
-		t, err := server.LoadTokens(*tokens)
+		t, err := server.LoadTokens(*tokensFile)
 		if err != nil {
 			return err
 		}
@@ -58,6 +59,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if *timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", *timeout)
 	}
+	if err := operator.Apply(&opts); err != nil {
+		return err
+	}
+	// The tokens file is read again on SIGHUP (docs/serve.md H14).
+	tokens := opts.Tokens
+	if tokens == nil {
+		tokens = &server.Tokens{}
+	}
+	stopReload := server.ReloadTokensOnHangup(*tokensFile, tokens, func(format string, args ...any) {
+		fmt.Fprintf(e.stderr, "sessionsearch serve: "+format+"\n", args...)
+	})
+	defer stopReload()
 	store, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
