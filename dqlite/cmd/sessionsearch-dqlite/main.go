@@ -23,6 +23,7 @@ import (
 
 	"github.com/sessionsearch/sessionsearch/dqlite/guard"
 	"github.com/sessionsearch/sessionsearch/dqlite/node"
+	"github.com/sessionsearch/sessionsearch/server"
 )
 
 func main() {
@@ -32,7 +33,7 @@ func main() {
 	}
 }
 
-const usage = "usage: sessionsearch-dqlite dump --addr HOST:PORT --out FILE\n       sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE | --insecure-loopback-no-auth] [--cache-mb N]"
+const usage = "usage: sessionsearch-dqlite dump --addr HOST:PORT --out FILE\n       sessionsearch-dqlite serve --id N --addr HOST:PORT --dir DIR --http ADDR [--join HOST:PORT,...] [--tokens FILE | --insecure-loopback-no-auth] [--cache-mb N] [--rate-limit N] [--rate-burst N] [--audit-key FILE] [--audit-rows N]"
 
 func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "dump" {
@@ -52,6 +53,7 @@ func run(args []string, stderr io.Writer) error {
 	cacheMB := fs.Int64("cache-mb", 256, "page cache of each SQLite connection, MiB: bounds a transaction's changed pages (docs/cluster.md K5)")
 	timeout := fs.Duration("timeout", 30*time.Second, "longest database work of one request")
 	noAuth := fs.Bool("insecure-loopback-no-auth", false, "DEVELOPMENT ONLY: no tokens; every request names its own caller and may write (needs a loopback --http)")
+	operator := server.AddOperatorFlags(fs) // docs/serve.md H14–H17
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -78,6 +80,9 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: --timeout must be positive, got %s", *timeout)
 	}
 	opts.RequestTimeout = *timeout
+	if err := operator.Apply(&opts); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	logger := log.New(stderr, fmt.Sprintf("node %d: ", *id), log.LstdFlags|log.Lmicroseconds)
 	n, err := node.Start(node.Config{ID: *id, Address: *addr, Dir: *dir, Join: joinAddrs, CacheKiB: *cacheMB * 1024, Log: logger.Printf})
 	if err != nil {
@@ -106,6 +111,12 @@ func run(args []string, stderr io.Writer) error {
 			time.Sleep(time.Second)
 		}
 	}()
+
+	reload := opts.Tokens
+	if reload == nil {
+		reload = &server.Tokens{}
+	}
+	defer server.ReloadTokensOnHangup(*tokens, reload, logger.Printf)()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
