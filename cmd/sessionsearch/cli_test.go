@@ -25,6 +25,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"search", "--db", db}, "search needs a QUERY"},
 		{[]string{"search", "--db", db, "--bogus", "x"}, "flag provided but not defined: -bogus"},
+		{[]string{"search", "--db", db, "--ceiling", `{"visibility":"all"}`, "x"}, "flag provided but not defined: -ceiling"},
+		{[]string{"mcp", "--db", db, "--caller", "agent:main:main", "--ceiling", `{}`}, "flag provided but not defined: -ceiling"},
 		{[]string{"search", "--db", db, "--limit", "many", "x"}, `invalid value "many" for flag -limit`},
 		{[]string{"search", "--db", db, "--limit", "40", "x"}, `invalid value "40" for flag -limit: limit must be an integer 1..25, got 40`},
 		{[]string{"search", "--db", db, "--visibility", "everyone", "x"}, `invalid value "everyone" for flag -visibility: visibility must be "self", "tree", "agent" or "all", got "everyone"`},

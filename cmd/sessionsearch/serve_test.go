@@ -202,12 +202,14 @@ func TestServeImportSearchHistory(t *testing.T) {
 	}
 	s.stop(t)
 
-	// The same searches in-process, with the options the token binds.
+	// The same searches in-process, with the options the token binds: its
+	// grant's visibility where the body says nothing, its caller, and its
+	// grant as the ceiling (docs/serve.md H2).
 	db := openDB(t, dbFile)
 	for _, q := range queries {
 		var want string
 		err := db.QueryRow(`SELECT sessions_search(?1, ?2)`, q,
-			`{"limit":25,"caller":"agent:main:main","visibility":"all","sandboxed":false,"sandboxVisibility":"spawned"}`).Scan(&want)
+			`{"limit":25,"visibility":"all","sandboxVisibility":"spawned","caller":"agent:main:main","ceiling":{"visibility":"all","sandboxVisibility":"spawned"}}`).Scan(&want)
 		if err != nil {
 			t.Fatal(err)
 		}
