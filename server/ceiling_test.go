@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/visibilitymodel"
 	"github.com/sessionsearch/sessionsearch/server"
 )
@@ -46,33 +43,10 @@ var ceilingFixture = `{"sessions":[
 	event("agent:main:subagent:w1", 0, "s0", "weather the worker spawned"),
 }, ",") + `]}`
 
-func newCeilingServer(t *testing.T) *testServer {
-	t.Helper()
-	db, err := driver.Open(filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	tokens, err := server.ParseTokens([]byte(ceilingTokens))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(server.New(db.DB, server.Options{Tokens: tokens}))
-	t.Cleanup(ts.Close)
-	s := &testServer{url: ts.URL, db: db}
-	if st, body := s.do(t, tokWriter, "POST", "/v1/append", ceilingFixture); st != 200 {
-		t.Fatalf("loading the fixture: %d %s", st, body)
-	}
-	return s
-}
-
 // TestGrantIsACeiling: docs/serve.md H2. Whatever a body says, a token
 // sees no session its grant alone would not show.
 func TestGrantIsACeiling(t *testing.T) {
-	s := newCeilingServer(t)
+	s := serveFixture(t, server.Options{}, ceilingTokens, ceilingFixture)
 	for _, c := range []struct {
 		name, token, body string
 		want              []string
@@ -166,14 +140,6 @@ func TestGrantCeilingProperty(t *testing.T) {
 	var reads, hidden, narrowed int
 	for forest := range 12 {
 		keys, rows, _ := visibilitymodel.RandomForest(rng, 12)
-		db, err := driver.Open(filepath.Join(t.TempDir(), "s.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
 		entries := []map[string]any{{"token": tokWriter, "caller": "agent:main:main", "write": true}}
 		var grants []visibilitymodel.Options
 		for i := range 10 {
@@ -188,13 +154,6 @@ func TestGrantCeilingProperty(t *testing.T) {
 			entries = append(entries, grantJSON(fmt.Sprintf("grant-token-%02d-%04d", i, forest), g))
 		}
 		file, _ := json.Marshal(map[string]any{"tokens": entries})
-		tokens, err := server.ParseTokens(file)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		ts := httptest.NewServer(server.New(db.DB, server.Options{Tokens: tokens}))
-		defer ts.Close()
-		s := &testServer{url: ts.URL, db: db}
 		var sessions, events []map[string]any
 		for i, r := range rows {
 			row := map[string]any{"sessionKey": r.Key}
@@ -209,9 +168,7 @@ func TestGrantCeilingProperty(t *testing.T) {
 				"type": "message", "id": fmt.Sprint("m", i), "message": map[string]any{"role": "user", "content": "zebra"}}})
 		}
 		load, _ := json.Marshal(map[string]any{"sessions": sessions, "events": events})
-		if st, out := s.do(t, tokWriter, "POST", "/v1/append", string(load)); st != 200 {
-			t.Fatalf("append: %d %s", st, out)
-		}
+		s := serveFixture(t, server.Options{}, string(file), string(load))
 		for i, g := range grants {
 			token := fmt.Sprintf("grant-token-%02d-%04d", i, forest)
 			for range 6 {

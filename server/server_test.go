@@ -73,6 +73,14 @@ type testServer struct {
 
 func newServer(t *testing.T, opts server.Options) *testServer {
 	t.Helper()
+	return serveFixture(t, opts, tokensJSON, fixture)
+}
+
+// serveFixture serves a new store with the tokens of tokensFile (unless
+// opts has tokens), and appends load to it with tokWriter, which the
+// tokens must grant writes.
+func serveFixture(t *testing.T, opts server.Options, tokensFile, load string) *testServer {
+	t.Helper()
 	db, err := driver.Open(filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +90,7 @@ func newServer(t *testing.T, opts server.Options) *testServer {
 		t.Fatal(err)
 	}
 	if opts.Tokens == nil {
-		tokens, err := server.ParseTokens([]byte(tokensJSON))
+		tokens, err := server.ParseTokens([]byte(tokensFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +101,7 @@ func newServer(t *testing.T, opts server.Options) *testServer {
 	ts := httptest.NewServer(server.New(db.DB, opts)) // listens on 127.0.0.1
 	t.Cleanup(ts.Close)
 	s := &testServer{url: ts.URL, log: log, db: db}
-	if st, body := s.do(t, tokWriter, "POST", "/v1/append", fixture); st != 200 {
+	if st, body := s.do(t, tokWriter, "POST", "/v1/append", load); st != 200 {
 		t.Fatalf("loading the fixture: %d %s", st, body)
 	}
 	return s
