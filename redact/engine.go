@@ -31,7 +31,7 @@ import (
 // an index built with other rules must be rebuilt: change this whenever any
 // text would be masked differently (testdata/redact.golden pins the output;
 // docs/redaction.md R0).
-const Version = 2
+const Version = 3
 
 // Span is a secret found in a text: byte offsets [Start,End) and its kind.
 type Span struct {
@@ -92,11 +92,12 @@ func Apply(text string, spans []Span) string {
 // Ranks order the kinds of overlapping spans: the most specific rule names
 // the merged mask ("token=ghp_…" is a github-token, not a token).
 const (
-	rankVendor     = iota // a provider's own format
-	rankVendorLike        // a shared format such as "sk-…"
-	rankStructure         // headers, URLs, cookies, command lines
-	rankAssignment        // a secret-looking value given to a secret-named key
-	rankFragment          // a random-looking run at the start of a cut snippet
+	rankVendor       = iota // a provider's own format
+	rankVendorLike          // a shared format such as "sk-…"
+	rankStructure           // headers, URLs, cookies, command lines
+	rankAssignment          // a secret-looking value given to a secret-named key
+	rankProviderName        // a secret-looking value given to a name with a provider's word
+	rankFragment            // a random-looking run at the start of a cut snippet
 )
 
 // found is a span in view coordinates, before merging.
@@ -116,6 +117,8 @@ type detector struct {
 	// keyEnd is the end of the last key name the assignment rule read, so a
 	// key with several keywords ("client_secret_key") is read once.
 	keyEnd int
+	// providerKeyEnd is the same for the names read for a provider's word.
+	providerKeyEnd int
 	// curlLineEnd and commandLineEnd end the lines the curl and database
 	// command rules have read: a line is read once, however many command
 	// words it holds.
@@ -284,7 +287,7 @@ type keywordSet struct {
 	triggers  [][]int // per word: indexes into redactTriggers
 	class     [256]uint8
 	stride    int      // number of byte classes
-	next      []uint16 // next[state+class], states as row offsets
+	next      []uint32 // next[state+class], states as row offsets
 	finalFrom int      // row offset of the first state where a word ends
 	out       [][]int  // per state number: the words that end there
 }
@@ -369,10 +372,7 @@ func newKeywordSet(words []string, triggers [][]int) *keywordSet {
 	for newS, oldS := range order {
 		renum[oldS] = newS
 	}
-	if states*m.stride > 1<<16 {
-		panic("redact: too many redaction keyword states")
-	}
-	m.next = make([]uint16, states*m.stride)
+	m.next = make([]uint32, states*m.stride)
 	m.out = make([][]int, states)
 	m.finalFrom = states * m.stride
 	for newS, oldS := range order {
@@ -381,10 +381,28 @@ func newKeywordSet(words []string, triggers [][]int) *keywordSet {
 			m.finalFrom = newS * m.stride
 		}
 		for c := 0; c < m.stride; c++ {
-			m.next[newS*m.stride+c] = uint16(renum[next[oldS*m.stride+c]] * m.stride)
+			m.next[newS*m.stride+c] = uint32(renum[next[oldS*m.stride+c]] * m.stride)
 		}
 	}
 	return m
+}
+
+// anyWhere reports whether text holds a keyword at [start,end) for which
+// keep is true (the span ignores highlight markers inside the keyword).
+func (m *keywordSet) anyWhere(text string, keep func(start, end int) bool) bool {
+	s := 0
+	for i := 0; i < len(text); i++ {
+		s = int(m.next[s+int(m.class[text[i]])])
+		if s < m.finalFrom {
+			continue
+		}
+		for _, w := range m.out[s/m.stride] {
+			if start := i + 1 - len(m.words[w]); start >= 0 && keep(start, i+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // any reports whether text holds at least one keyword.

@@ -651,3 +651,41 @@ func TestTelegramColon(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactWebhookURLs is docs/redaction.md R12: a webhook URL works by
+// being known, so its secret path is masked whatever its letters (all one
+// case, no digit, a run like abcdef, one letter repeated); the scheme, host
+// and fixed path stay, and only a template stays whole.
+func TestRedactWebhookURLs(t *testing.T) {
+	slack := "https://hooks.slack.com/services/"
+	for _, last := range []string{
+		"abcdefghijklmnopqrstuvwx", "ABCDEFGHIJKLMNOPQRSTUVWX", "qwertyuiopasdfghjklzxcvb",
+		"QWERTYUIOPASDFGHJKLZXCVB", "XXXXXXXXXXXXXXXXXXXXXXXX", "Xk9mQ2vL7pR4zTXk9mQ2vL7p",
+	} {
+		for _, parts := range []string{"T0AB12CD3/B0AB12CD3EF/", "TABCDEFGH/BABCDEFGHIJ/", "T00000000/B00000000/"} {
+			for _, form := range []string{"%s", "SLACK_WEBHOOK_URL=%s", `{"webhook": "%s"}`, "post the alert to %s and the channel gets it"} {
+				in := fmt.Sprintf(form, slack+parts+last)
+				out, _ := Text(in)
+				if strings.Contains(out, last[:8]) || strings.Contains(out, parts[:8]) || !strings.Contains(out, slack+"[REDACTED:slack-webhook]") {
+					t.Errorf("Text(%q) = %q", in, out)
+				}
+			}
+		}
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"https://discord.com/api/webhooks/112233445566778899/abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP",
+			"https://discord.com/api/webhooks/[REDACTED:discord-webhook]"},
+		{"https://discordapp.com/api/webhooks/112233445566778899/ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOP ok",
+			"https://discordapp.com/api/webhooks/[REDACTED:discord-webhook] ok"},
+		{"https://contoso.webhook.office.com/webhookb2/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee@ffffffff-0000-1111-2222-333333333333/IncomingWebhook/abcdefabcdefabcdefabcdefabcdefab/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+			"https://contoso.webhook.office.com/webhookb2/[REDACTED:teams-webhook]"},
+		// Templates stay.
+		{"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/<your-webhook-path>", "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/<your-webhook-path>"},
+		{"url: https://hooks.slack.com/services/${{ secrets.SLACK_HOOK }}", "url: https://hooks.slack.com/services/${{ secrets.SLACK_HOOK }}"},
+		{"https://hooks.slack.com/services/YOUR/WEBHOOK/URL", "https://hooks.slack.com/services/YOUR/WEBHOOK/URL"},
+	} {
+		if got, _ := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -66,6 +66,24 @@ type prefixRule struct {
 	shape *regexp.Regexp
 	// keepPrefix leaves the prefix visible (a webhook's host and path).
 	keepPrefix bool
+	// webhook: the path after the prefix is a credential whatever its
+	// letters (docs/redaction.md R12); only a template stays.
+	webhook bool
+	// foldCase: the provider's keys are read whatever the case of the
+	// prefix (NPM_…); a prefix in another case must have a whole body.
+	foldCase bool
+	// max, if set, is the longest body: a longer run (a hash that happens
+	// to start like the prefix) is not the token.
+	max int
+	// wordy: the prefix also starts words and names (sc_bullet, sat.orth),
+	// so a body cut by the end of the text must not read as words.
+	wordy bool
+	// notHex: a body of hex digits only is a hash that starts like the
+	// prefix (a git commit id), not the token.
+	notHex bool
+	// wrapped: the body may run over line breaks (the base64 tool wraps
+	// its lines; a JSON string writes them \n), and its "=" padding ends it.
+	wrapped bool
 }
 
 var (
@@ -79,6 +97,9 @@ var (
 	upperDigitDashBytes = newByteSet("A-Z0-9-")
 	slackBytes          = newByteSet("A-Za-z0-9-")
 	webhookPathBytes    = newByteSet("A-Za-z0-9_/+-")
+	// wrappedBase64Bytes: base64 as the base64 tool writes it, wrapped
+	// into lines, also inside a JSON string (\n).
+	wrappedBase64Bytes = newByteSet("A-Za-z0-9_+/=\\\r\n-")
 )
 
 // prefixRules are the vendor tokens (docs/redaction.md R4). min is well
@@ -90,14 +111,18 @@ var prefixRules = []prefixRule{
 	{kind: "aws-access-key", prefixes: []string{"A3T"}, body: upperDigitBytes, min: 17},
 	{kind: "twilio-key", prefixes: []string{"SK"}, body: hexBytes, min: 32},
 	// A JWT encoded once more in base64 starts with the base64 of "eyJ".
-	{kind: "jwt", prefixes: []string{"ZXlK"}, body: base64Bytes, min: 40},
+	{kind: "jwt", prefixes: []string{"ZXlK"}, body: wrappedBase64Bytes, min: 40, wrapped: true},
 	{kind: "aws-bedrock-key", prefixes: []string{"ABSK"}, body: base64Bytes, min: 40, random: true},
 	{kind: "github-token", prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumBytes, min: 30},
 	{kind: "github-token", prefixes: []string{"github_pat_"}, body: alnumDashBytes, min: 40},
 	{kind: "gitlab-token", prefixes: []string{"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-", "gloas-", "glsoat-", "glffct-", "GR1348941"}, body: alnumDotBytes, min: 20},
-	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxo-", "xapp-", "xoxe.xoxb-", "xoxe.xoxp-"}, body: slackBytes, min: 20},
-	{kind: "slack-webhook", prefixes: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"}, body: webhookPathBytes, min: 20, keepPrefix: true},
-	{kind: "discord-webhook", prefixes: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, body: webhookPathBytes, min: 20, keepPrefix: true},
+	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-", "xoxs-", "xoxo-"}, body: slackBytes, min: 20},
+	{kind: "slack-token", prefixes: []string{"xoxa-", "xoxr-"}, body: slackBytes, min: 8},
+	{kind: "slack-token", prefixes: []string{"xoxe-", "xoxe.xoxb-", "xoxe.xoxp-"}, body: slackBytes, min: 12, foldCase: true},
+	{kind: "slack-token", prefixes: []string{"xapp-"}, body: slackBytes, min: 8, foldCase: true,
+		shape: regexp.MustCompile(`^(?i:xapp)-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+`)},
+	{kind: "slack-webhook", prefixes: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"}, body: webhookPathBytes, min: 20, keepPrefix: true, webhook: true},
+	{kind: "discord-webhook", prefixes: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "ptb.discord.com/api/webhooks/", "canary.discord.com/api/webhooks/"}, body: webhookPathBytes, min: 20, keepPrefix: true, webhook: true},
 	{kind: "openai-key", prefixes: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"}, body: alnumDashBytes, min: 20},
 	{kind: "anthropic-key", prefixes: []string{"sk-ant-"}, body: alnumDashBytes, min: 20},
 	{kind: "openrouter-key", prefixes: []string{"sk-or-v1-"}, body: alnumBytes, min: 20},
@@ -108,16 +133,16 @@ var prefixRules = []prefixRule{
 	{kind: "google-oauth-token", prefixes: []string{"ya29."}, body: alnumDotBytes, min: 20},
 	{kind: "google-oauth-token", prefixes: []string{"1//0"}, body: alnumDashBytes, min: 30},
 	{kind: "google-oauth-secret", prefixes: []string{"GOCSPX-"}, body: alnumDashBytes, min: 20},
-	{kind: "stripe-key", prefixes: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, body: alnumBytes, min: 16},
+	{kind: "stripe-key", prefixes: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, body: alnumBytes, min: 10},
 	{kind: "stripe-webhook-secret", prefixes: []string{"whsec_"}, body: alnumBytes, min: 20},
 	{kind: "huggingface-token", prefixes: []string{"hf_"}, body: alnumBytes, min: 30},
 	{kind: "huggingface-token", prefixes: []string{"api_org_"}, body: alnumBytes, min: 30},
-	{kind: "npm-token", prefixes: []string{"npm_"}, body: alnumBytes, min: 30},
+	{kind: "npm-token", prefixes: []string{"npm_"}, body: alnumBytes, min: 30, foldCase: true},
 	{kind: "pypi-token", prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"}, body: alnumDashBytes, min: 40},
-	{kind: "sendgrid-key", prefixes: []string{"SG."}, body: alnumDotBytes, min: 40,
-		shape: regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)},
+	{kind: "sendgrid-key", prefixes: []string{"SG."}, body: newByteSet("A-Za-z0-9_.=-"), min: 40,
+		shape: regexp.MustCompile(`^SG\.[A-Za-z0-9_=-]{4,}\.[A-Za-z0-9_=-]{16,}(?:\.[A-Za-z0-9_=-]*[0-9_=-][A-Za-z0-9_=-]*)*|^SG\.[A-Za-z0-9_=.-]{60,}`)},
 	{kind: "supabase-key", prefixes: []string{"sbp_", "sb_secret_"}, body: alnumDashBytes, min: 30},
-	{kind: "digitalocean-token", prefixes: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: alnumBytes, min: 40},
+	{kind: "digitalocean-token", prefixes: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: alnumBytes, min: 40, foldCase: true},
 	{kind: "docker-token", prefixes: []string{"dckr_pat_", "dckr_oat_"}, body: alnumDashBytes, min: 20},
 	{kind: "groq-key", prefixes: []string{"gsk_"}, body: alnumBytes, min: 30},
 	{kind: "xai-key", prefixes: []string{"xai-"}, body: alnumBytes, min: 30},
@@ -129,7 +154,7 @@ var prefixRules = []prefixRule{
 	{kind: "databricks-token", prefixes: []string{"dapi"}, body: alnumDashBytes, min: 32, random: true},
 	{kind: "atlassian-token", prefixes: []string{"ATATT3"}, body: base64Bytes, min: 30},
 	{kind: "sentry-token", prefixes: []string{"sntrys_", "sntryu_"}, body: base64Bytes, min: 30},
-	{kind: "grafana-token", prefixes: []string{"glc_", "glsa_"}, body: base64Bytes, min: 30, random: true},
+	{kind: "grafana-token", prefixes: []string{"glc_", "glsa_"}, body: base64Bytes, min: 30, random: true, foldCase: true},
 	{kind: "pulumi-token", prefixes: []string{"pul-"}, body: alnumBytes, min: 40},
 	{kind: "doppler-token", prefixes: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."}, body: alnumBytes, min: 30},
 	{kind: "netlify-token", prefixes: []string{"nfp_", "nfc_", "nfo_", "nfu_", "nfb_"}, body: alnumBytes, min: 30},
@@ -147,21 +172,21 @@ var prefixRules = []prefixRule{
 	{kind: "adobe-client-secret", prefixes: []string{"p8e-"}, body: alnumBytes, min: 30},
 	{kind: "artifactory-key", prefixes: []string{"AKCp"}, body: alnumBytes, min: 60},
 	{kind: "artifactory-key", prefixes: []string{"cmVmd"}, body: alnumBytes, min: 50},
-	{kind: "clojars-token", prefixes: []string{"CLOJARS_"}, body: alnumBytes, min: 50},
+	{kind: "clojars-token", prefixes: []string{"CLOJARS_"}, body: alnumBytes, min: 50, foldCase: true},
 	{kind: "cloudflare-key", prefixes: []string{"v1.0-"}, body: hexDashBytes, min: 100},
 	{kind: "dynatrace-token", prefixes: []string{"dt0c01."}, body: alnumDotBytes, min: 80},
 	{kind: "easypost-key", prefixes: []string{"EZAK", "EZTK"}, body: alnumBytes, min: 50},
 	{kind: "facebook-token", prefixes: []string{"EAAM", "EAAC"}, body: alnumBytes, min: 90},
-	{kind: "flutterwave-key", prefixes: []string{"FLWSECK_TEST-", "FLWSECK-"}, body: alnumDashBytes, min: 12},
+	{kind: "flutterwave-key", prefixes: []string{"FLWSECK_TEST-", "FLWSECK-", "FLWPUBK_TEST-", "FLWPUBK-"}, body: alnumDashBytes, min: 12},
 	{kind: "flyio-token", prefixes: []string{"fo1_"}, body: alnumDashBytes, min: 40},
 	{kind: "flyio-token", prefixes: []string{"fm1a_", "fm1r_", "fm2_"}, body: base64Bytes, min: 90},
 	{kind: "frameio-token", prefixes: []string{"fio-u-"}, body: base64Bytes, min: 60},
-	{kind: "grafana-token", prefixes: []string{"eyJrIjoi"}, body: base64Bytes, min: 60},
+	{kind: "grafana-token", prefixes: []string{"eyJrIjoi"}, body: base64Bytes, min: 60, foldCase: true},
 	{kind: "infracost-token", prefixes: []string{"ico-"}, body: alnumBytes, min: 32},
 	{kind: "intra42-secret", prefixes: []string{"s-s4t2ud-", "s-s4t2af-"}, body: hexBytes, min: 60},
 	{kind: "octopus-key", prefixes: []string{"API-"}, body: upperDigitBytes, min: 26},
 	{kind: "openshift-token", prefixes: []string{"sha256~"}, body: alnumDashBytes, min: 40},
-	{kind: "planetscale-token", prefixes: []string{"pscale_tkn_", "pscale_oauth_", "pscale_pw_"}, body: alnumDotBytes, min: 30},
+	{kind: "planetscale-token", prefixes: []string{"pscale_tkn_", "pscale_oauth_", "pscale_pw_"}, body: newByteSet("A-Za-z0-9_.=-"), min: 30, foldCase: true},
 	{kind: "prefect-token", prefixes: []string{"pnu_"}, body: alnumBytes, min: 30},
 	{kind: "readme-token", prefixes: []string{"rdme_"}, body: alnumBytes, min: 60},
 	{kind: "rubygems-token", prefixes: []string{"rubygems_"}, body: hexBytes, min: 40},
@@ -169,14 +194,19 @@ var prefixRules = []prefixRule{
 	{kind: "brevo-key", prefixes: []string{"xkeysib-", "xsmtpsib-"}, body: alnumDashBytes, min: 60},
 	{kind: "settlemint-token", prefixes: []string{"sm_aat_", "sm_pat_", "sm_sat_"}, body: alnumBytes, min: 16},
 	{kind: "shippo-token", prefixes: []string{"shippo_live_", "shippo_test_"}, body: hexBytes, min: 40},
-	{kind: "sourcegraph-token", prefixes: []string{"sgp_"}, body: alnumDashBytes, min: 40},
+	{kind: "sourcegraph-token", prefixes: []string{"sgp_"}, body: alnumDashBytes, min: 40, foldCase: true},
+	{kind: "clickhouse-key", prefixes: []string{"4b1d"}, body: alnumBytes, min: 38, max: 38, notHex: true},
+	{kind: "harness-token", prefixes: []string{"pat.", "sat."}, body: alnumDotBytes, min: 60, wordy: true,
+		shape: regexp.MustCompile(`^[ps]at\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9]{16,}\.[A-Za-z0-9]{16,}`)},
+	{kind: "authress-key", prefixes: []string{"authress_", "scauth_", "sc_", "ext_"}, body: newByteSet("A-Za-z0-9_.+/=-"), min: 50, wordy: true,
+		shape: regexp.MustCompile(`^[a-z]+_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,}`)},
 	{kind: "square-token", prefixes: []string{"sq0atp-", "sq0csp-", "EAAA"}, body: alnumDashBytes, min: 22},
 	{kind: "typeform-token", prefixes: []string{"tfp_"}, body: alnumDotBytes, min: 40},
 	{kind: "mailgun-key", prefixes: []string{"key-", "pubkey-"}, body: hexBytes, min: 32},
 	{kind: "duffel-token", prefixes: []string{"duffel_test_", "duffel_live_"}, body: base64Bytes, min: 40},
 	{kind: "mapbox-token", prefixes: []string{"sk.eyJ"}, body: jwtBytes, min: 60},
 	{kind: "gitlab-session", prefixes: []string{"_gitlab_session="}, body: alnumBytes, min: 32, keepPrefix: true},
-	{kind: "teams-webhook", prefixes: []string{"webhook.office.com/webhookb2/"}, body: newByteSet("A-Za-z0-9_/+@-"), min: 40, keepPrefix: true},
+	{kind: "teams-webhook", prefixes: []string{"webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "outlook.office365.com/webhook/"}, body: newByteSet("A-Za-z0-9_/+@-"), min: 40, keepPrefix: true, webhook: true},
 }
 
 // triggerKind says which rule a keyword hit runs.
@@ -187,7 +217,8 @@ const (
 	triggerAssignment                      // a secret-named key
 	triggerPrivateKey                      // PEM armor
 	triggerJWT                             // "eyJ"
-	triggerOpenAILegacy                    // "T3BlbkFJ" inside an OpenAI key
+	triggerJWTDot                          // ".ey" between the parts of a token that starts "ey"
+	triggerInfix                           // a fixed part inside a token; arg indexes infixRules
 	triggerTelegram                        // ":AA" of a bot token
 	triggerTelegramNear                    // a bot token near "telegram" or in a /bot URL
 	triggerURL                             // "://"
@@ -195,13 +226,17 @@ const (
 	triggerDiscord                         // a Discord bot token near "discord"
 	triggerCurlUser                        // curl -u user:password
 	triggerDatabaseCLI                     // mysql -pPASSWORD and relatives
+	triggerProvider                        // a provider's name in a key name
 )
 
 type trigger struct {
 	keyword string // lower case, for the prefilter
-	literal string // the exact case a prefix rule needs
-	kind    triggerKind
-	arg     int
+	// keywords, if set, are the keywords instead of keyword: one trigger,
+	// so one entry of detector.covered, for many words.
+	keywords []string
+	literal  string // the exact case a prefix rule needs
+	kind     triggerKind
+	arg      int
 }
 
 // structuralTriggers are the keywords of the rules that are not plain
@@ -218,7 +253,7 @@ var structuralTriggers = []trigger{
 	{keyword: "cookie", kind: triggerAssignment},
 	{keyword: "private key", kind: triggerPrivateKey},
 	{keyword: "eyj", kind: triggerJWT},
-	{keyword: "t3blbkfj", kind: triggerOpenAILegacy},
+	{keyword: ".ey", kind: triggerJWTDot},
 	{keyword: ":aa", kind: triggerTelegram},
 	{keyword: "telegr", kind: triggerTelegramNear},
 	{keyword: "/bot", kind: triggerTelegramNear},
@@ -233,6 +268,21 @@ var structuralTriggers = []trigger{
 	{keyword: "redis-cli", kind: triggerDatabaseCLI},
 }
 
+// providerWords name the providers whose keys have no prefix of their own,
+// so that only the name they are given tells them (docs/redaction.md R13):
+// CLOUDFLARE_API_KEY=…, "adafruit": "…", the messagebird key I mentioned:
+// …. The list follows the providers of gitleaks' per-provider rules.
+var providerWords = []string{"adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian",
+	"confluence", "jira", "beamer", "bitbucket", "bittrex", "meraki", "cloudflare", "codecov", "cohere",
+	"coinbase", "confluent", "contentful", "datadog", "dnkey", "discord", "droneci", "dropbox", "etsy",
+	"facebook", "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter", "gocardless", "heroku",
+	"hubspot", "intercom", "jfrog", "artifactory", "bintray", "xray", "kraken", "kucoin", "launchdarkly",
+	"linear", "linkedin", "sumologic", "linked_in", "linked-in", "lob", "looker", "mailchimp", "mailgun", "mapbox",
+	"mattermost", "messagebird", "message_bird", "message-bird", "netlify", "newrelic", "new_relic",
+	"new-relic", "nytimes", "newyorktimes", "new-york-times", "new relic", "okta", "plaid", "privateai", "private_ai",
+	"private-ai", "rapidapi", "sendbird", "sentry", "snyk", "sonar", "squarespace", "sumo", "telegr",
+	"travis", "twitch", "twitter", "typeform", "yandex", "zendesk", "contribsys", "sourcegraph"}
+
 // maxRedactTriggers bounds the per-trigger state a detector keeps on the
 // stack.
 const maxRedactTriggers = 256
@@ -244,6 +294,10 @@ var (
 
 func buildTriggers() []trigger {
 	ts := append([]trigger(nil), structuralTriggers...)
+	ts = append(ts, trigger{keywords: providerWords, kind: triggerProvider})
+	for i, r := range infixRules {
+		ts = append(ts, trigger{keyword: strings.ToLower(r.infix), literal: r.infix, kind: triggerInfix, arg: i})
+	}
 	for i, r := range prefixRules {
 		for _, p := range r.prefixes {
 			ts = append(ts, trigger{keyword: strings.ToLower(p), literal: p, kind: triggerPrefix, arg: i})
@@ -260,14 +314,19 @@ func buildKeywordSet(ts []trigger) *keywordSet {
 	var owners [][]int
 	index := map[string]int{}
 	for i, t := range ts {
-		w, ok := index[t.keyword]
-		if !ok {
-			w = len(words)
-			index[t.keyword] = w
-			words = append(words, t.keyword)
-			owners = append(owners, nil)
+		for _, k := range append([]string{t.keyword}, t.keywords...) {
+			if k == "" {
+				continue
+			}
+			w, ok := index[k]
+			if !ok {
+				w = len(words)
+				index[k] = w
+				words = append(words, k)
+				owners = append(owners, nil)
+			}
+			owners[w] = append(owners[w], i)
 		}
-		owners[w] = append(owners[w], i)
 	}
 	return newKeywordSet(words, owners)
 }
@@ -284,8 +343,10 @@ func (d *detector) fire(tr int, start, end int) {
 		d.privateKey(start, end)
 	case triggerJWT:
 		d.jwt(start, end)
-	case triggerOpenAILegacy:
-		d.openAILegacy(start, end)
+	case triggerJWTDot:
+		d.jwtDot(start, end)
+	case triggerInfix:
+		d.infixToken(start, end, &infixRules[t.arg])
 	case triggerTelegram:
 		d.telegram(start, end)
 	case triggerTelegramNear:
@@ -300,14 +361,20 @@ func (d *detector) fire(tr int, start, end int) {
 		d.curlUser(start, end)
 	case triggerDatabaseCLI:
 		d.databaseCLI(start, end)
+	case triggerProvider:
+		d.providerAssignment(start, end)
 	}
 }
 
 // prefixToken masks a vendor token that starts at view[start:end].
 func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	t := d.text
+	folded := false
 	if t[start:end] != literal {
-		return
+		if !r.foldCase || !strings.EqualFold(t[start:end], literal) {
+			return
+		}
+		folded = true
 	}
 	// The prefix must start a token: not inside a word, and not inside a
 	// body of its own alphabet ("sk-sk-sk-…" is one run, not many keys).
@@ -323,21 +390,36 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	j := end
 	for j < len(t) && j-end < maxSecretScan && r.body[t[j]] {
 		j++
+		if r.wrapped && t[j-1] == '=' && (j == len(t) || t[j] != '=') {
+			break
+		}
 	}
-	for j > end && t[j-1] == '.' { // a sentence's full stop, not the key
+	for j > end && (t[j-1] == '.' || t[j-1] == '\n' || t[j-1] == '\r' || t[j-1] == '\\') { // a full stop or a line end, not the key
 		j--
 	}
 	body := t[end:j]
-	if placeholderValue(body) || len(body) >= 3 && strings.Trim(body, "xX*.-_") == "" {
+	if r.webhook {
+		if templateValue(body) {
+			return // hooks.slack.com/services/<your-webhook>
+		}
+	} else if placeholderValue(body) || len(body) >= 3 && strings.Trim(body, "xX*.-_") == "" {
 		return // xoxb-xxx, ghp_****: a placeholder (docs/redaction.md R6)
 	}
 	if r.keepPrefix {
 		start = end
 	}
+	if folded && r.shape == nil && (len(body) < r.min || naturalText(body, false)) {
+		return // NPM_CONFIG_REGISTRY: only a whole, random body makes NPM_… a key
+	}
+	if r.max > 0 && len(body) > r.max || r.notHex && strings.Trim(body, "0123456789abcdef") == "" {
+		return
+	}
 	if d.atEnd(j) {
 		// A cut token, unless the prefix starts an identifier made of one
-		// plain word (hf_transfer, npm_config).
-		if len(body) >= 1 && len(literal)+len(body) >= minSecretLen && !plainLowerWord(body) {
+		// plain word (hf_transfer, npm_config), or, for the prefixes that
+		// start words too (sc_, sat.), any words.
+		if len(body) >= 1 && len(literal)+len(body) >= minSecretLen && !plainLowerWord(body) &&
+			(!r.wordy || !naturalText(body, false)) {
 			d.add(start, j, r.kind, r.rank)
 		}
 		return
@@ -441,10 +523,15 @@ func (d *detector) assignment(start, end int) {
 	case i < len(t) && t[i] == ':' && i+1 < len(t) && (t[i+1] == ' ' || t[i+1] == '\t') && isTypeAssignment(t, i+1):
 		i = isTypeAssignmentEnd(t, i+1) // val apiToken: String = "…"
 	case i < len(t) && t[i] == '=':
-		if i+1 < len(t) && (t[i+1] == '=' || t[i+1] == '~') {
-			return // a comparison: password == "" is code, not a secret
+		if i+1 < len(t) && t[i+1] == '~' {
+			return // a match: password =~ /…/ is code, not a secret
 		}
+		// A comparison with a literal (token == "…") holds the literal:
+		// the value gate keeps token == "" and token == other.
 		i++
+		for i < len(t) && t[i] == '=' && i-ke < 8 {
+			i++
+		}
 	case i < len(t) && t[i] == ':':
 		if i+1 < len(t) && t[i+1] == ':' {
 			return
@@ -455,6 +542,16 @@ func (d *detector) assignment(start, end int) {
 		// Prose: "my bot token is MTQ1…". The value gate keeps "the
 		// token is valid" and "the password is in the vault" as they are.
 		i += strings.IndexByte(t[i:], ' ')
+	case !flag && spaced > 0 && proseNameIs(t, i) > 0:
+		// Prose that names the secret in more words: "the auth header
+		// is S", "the api token for staging was S"; the words complete
+		// the name, which must still name a secret.
+		j := proseNameIs(t, i)
+		words := t[i : i+strings.LastIndexByte(t[i:j], ' ')]
+		if kind = secretKeyKind(t[ks:ke] + "_" + strings.ReplaceAll(words, " ", "_")); kind == "" {
+			return // the password field is required
+		}
+		i = j
 	case !flag && spaced > 0:
 		// Prose: "the token I mentioned: S", a few plain words, then a colon.
 		j := proseColon(t, i)
@@ -492,6 +589,143 @@ func (d *detector) assignment(start, end int) {
 	}
 }
 
+// providerAssignment masks the value given to a name that holds a
+// provider's name (docs/redaction.md R13), in the shape of gitleaks'
+// per-provider rules: the name (identifier bytes around the provider's
+// word), up to four more words, up to three quotes or blanks, an operator
+// (= : := ::= => ?= || > , or prose's "is"), up to five quotes, blanks or
+// "=", and the value. The value passes the gate of a secret-named key
+// (plausibleSecret). A name that ends in a word describing the secret
+// (discord_channel_id, sentry_url) gives no secret, except a client, app
+// or access id, which the providers issue with the secret.
+func (d *detector) providerAssignment(start, end int) {
+	t := d.text
+	if start < d.providerKeyEnd {
+		return // read as part of an earlier name
+	}
+	// The provider's word must be a word of the name, not letters inside
+	// another word: "lob" is not in Global or clobbers.
+	if start > 0 && isLowerByte(t[start]) && (isLowerByte(t[start-1]) || isUpperByte(t[start-1])) ||
+		end < len(t) && isLowerByte(t[end-1]) && isLowerByte(t[end]) {
+		return
+	}
+	ks := start
+	for ks > 0 && start-ks < 50 && isNameByte(t[ks-1]) {
+		ks--
+	}
+	ke := end
+	for ke < len(t) && ke-end < 50 && isNameByte(t[ke]) {
+		ke++
+	}
+	d.providerKeyEnd = ke
+	if ks > 0 && (t[ks-1] == ':' || t[ks-1] == '/') {
+		return // a part of a colon path or a URL: agent:main:telegram:dm:…
+	}
+	var more []string // the words between the name and the operator
+	i := ke
+	flag := strings.HasPrefix(t[ks:], "--") && i < len(t) && t[i] == ' '
+	for words := 0; !flag; words++ {
+		j := i
+		for j < len(t) && j-i < 4 && (t[j] == ' ' || t[j] == '\t' || isQuote(t[j]) || t[j] == '\\' ||
+			t[j] == '\r' || t[j] == '\n' || t[j] == '\f' || t[j] == '\v') {
+			j++
+		}
+		if op := assignmentOperatorLen(t, j); op > 0 {
+			i = j + op
+			if t[j] == ':' && op == 1 {
+				i = isTypeAssignmentEnd(t, i) // val adobeClientId: String = "…"
+			}
+			break
+		}
+		if j == i || words == 5 || (t[i] != ' ' && t[i] != '\t') {
+			return
+		}
+		w := j
+		for w < len(t) && w-j <= 16 && isNameByte(t[w]) {
+			w++
+		}
+		if w == j || w-j > 16 {
+			return
+		}
+		if word := t[j:w]; word == "is" || word == "was" {
+			if w >= len(t) || t[w] != ' ' {
+				return
+			}
+			i = w
+			break
+		}
+		more, i = append(more, lowerASCII(t[j:w])), w
+	}
+	if !providerNameGivesSecret(t[ks:ke], more) {
+		return
+	}
+	for k := 0; k < 6 && i < len(t) && (isQuote(t[i]) || t[i] == '=' || t[i] == '\\' || t[i] <= ' '); k++ {
+		i++
+	}
+	vs, ve := i, i
+	for ve < len(t) && ve-vs < maxSecretScan && providerValueBytes[t[ve]] {
+		ve++
+	}
+	for ve > vs && (t[ve-1] == '.' || t[ve-1] == ':' || t[ve-1] == ',') {
+		ve--
+	}
+	dangling := d.atEnd(ve)
+	if dangling {
+		ve = trimEllipsis(t, vs, ve)
+	} else if ve < len(t) && (isAlnumByte(t[ve]) || t[ve] == '(') {
+		return // a call or a longer word
+	}
+	v := t[vs:ve]
+	if strings.Contains(v, "://") || !plausibleSecret(v, dangling) {
+		return
+	}
+	d.add(vs, ve, "secret", rankProviderName)
+}
+
+// providerValueBytes are the bytes of a provider's key: base64 with its
+// URL-safe letters and padding, and the | % ~ : of some formats.
+var providerValueBytes = newByteSet("A-Za-z0-9_+/=.|%~:-")
+
+// assignmentOperatorLen is the length of the operator at t[i:], or 0.
+func assignmentOperatorLen(t string, i int) int {
+	for _, op := range []string{":::=", "::=", "??=", ":=", "=>", "?=", ".=", "+=", "||", "=", ":", ">", ","} {
+		if strings.HasPrefix(t[i:], op) {
+			if op == ":" && i+1 < len(t) && t[i+1] == ':' {
+				return 0 // a C++ or Rust path: discord::Client
+			}
+			return len(op)
+		}
+	}
+	return 0
+}
+
+// providerNameGivesSecret reports whether a name with a provider's word
+// holds a secret: not when its last word only describes one (an id, a url,
+// a name), except the ids providers issue with their secrets.
+func providerNameGivesSecret(name string, more []string) bool {
+	var buf [12]string
+	words := append(splitKeyWords(name, &buf), more...)
+	if len(words) == 0 {
+		return false
+	}
+	end := words[len(words)-1]
+	if !nonSecretLastWords[end] {
+		return true
+	}
+	if end != "id" || len(words) < 2 {
+		return false
+	}
+	switch words[len(words)-2] {
+	case "client", "access", "app", "application", "api", "consumer", "account":
+		return true
+	}
+	return false
+}
+
+// isNameByte is a byte of an identifier in the wide sense of gitleaks'
+// names: letters, digits, "_", "." and "-".
+func isNameByte(c byte) bool { return alnumDotBytes[c] }
+
 // skipTypeName skips a type between a name and its "=" (Go's var x string
 // = …, C#'s and Java's declarations put the type first and need nothing):
 // one identifier followed by blanks and "=". Otherwise it returns i.
@@ -525,6 +759,26 @@ func isTypeAssignmentEnd(t string, i int) int {
 		return k + 1
 	}
 	return i
+}
+
+// proseNameIs finds "header is " after a secret word in prose: one or
+// two plain lower-case words, then "is" or "was" and a blank. It returns
+// the offset of that blank, or -1.
+func proseNameIs(t string, i int) int {
+	for words := 0; words < 3; words++ {
+		j := i
+		for j < len(t) && isLowerByte(t[j]) && j-i <= 12 {
+			j++
+		}
+		if j == i || j-i > 12 || j >= len(t) || t[j] != ' ' {
+			return -1
+		}
+		if w := t[i:j]; words > 0 && (w == "is" || w == "was") {
+			return j
+		}
+		i = j + 1
+	}
+	return -1
 }
 
 // proseColon finds "I mentioned: " after a secret word in prose: at most
@@ -792,7 +1046,7 @@ func (d *detector) cookieValue(i int, setCookie bool) {
 
 // authSchemes are the words before the credentials of an Authorization
 // value.
-var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "apikey", "api-key", "key", "dpop", "mac", "hmac", "negotiate", "ntlm", "sso-key", "aws4-hmac-sha256"}
+var authSchemes = []string{"bearer", "basic", "token", "api-token", "bot", "digest", "apikey", "api-key", "key", "dpop", "mac", "hmac", "negotiate", "ntlm", "sso-key", "aws4-hmac-sha256"}
 
 // authorizationValue masks the credentials of an Authorization value, after
 // its scheme; they run to the end of the line or the closing quote, because
@@ -892,7 +1146,11 @@ func (d *detector) urlCredential(start, end int) {
 	}
 	if j < len(t) && t[j] == '@' {
 		if pw := t[colon+1 : j]; pw != "" && !placeholderValue(pw) && !referenceValue(pw) && !naturalWord(pw) {
-			d.add(colon+1, j, "url-credential", rankStructure)
+			from := colon + 1
+			if randomUser(t[end:colon]) {
+				from = end // an API key used as the user name
+			}
+			d.add(from, j, "url-credential", rankStructure)
 		}
 		return
 	}
@@ -903,6 +1161,36 @@ func (d *detector) urlCredential(start, end int) {
 	if pw := t[colon+1 : j]; pw != "" && !allDigits(pw) && !placeholderValue(pw) && pw[0] != '$' && pw[0] != '{' {
 		d.add(colon+1, j, "url-credential", rankStructure)
 	}
+}
+
+// randomUser reports a user name that is a key itself, as services that
+// take an API key as the user of basic authentication have it: random
+// characters, or hex digits, of at least minSecretLen.
+func randomUser(u string) bool {
+	if len(u) < minSecretLen || placeholderValue(u) {
+		return false
+	}
+	if strings.Trim(u, "0123456789abcdefABCDEF") == "" && strings.ContainsAny(u, "0123456789") {
+		return true
+	}
+	return !naturalText(u, false) || len(u) >= 12 && digitsInsideLetters(u)
+}
+
+// digitsInsideLetters reports a run of digits with letters on both sides
+// (c28wlsosanujy2z), which names of people and services rarely have.
+func digitsInsideLetters(u string) bool {
+	for i := 1; i+1 < len(u); i++ {
+		if isDigitByte(u[i]) && !isDigitByte(u[i-1]) && isAlnumByte(u[i-1]) {
+			j := i
+			for j < len(u) && isDigitByte(u[j]) {
+				j++
+			}
+			if j < len(u) && isAlnumByte(u[j]) && !isDigitByte(u[j]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pemBodyBytes are the bytes of a PEM body, with the backslash of an escaped
@@ -927,7 +1215,7 @@ func (d *detector) privateKey(start, end int) {
 	for after < len(t) && t[after] == '-' {
 		after++
 	}
-	begin := strings.Contains(armor, "BEGIN ")
+	begin := strings.Contains(armor, "BEGIN")
 	cut := cutEllipsisLen(t)
 	switch {
 	case strings.Contains(armor, "END "):
@@ -945,6 +1233,18 @@ func (d *detector) privateKey(start, end int) {
 	case begin || cut > 0 && lineStart <= cut && start-cut <= 40: // an armor line cut on its left
 		body, stop := after, d.pemEndAfter(after)
 		complete := stop >= 0
+		if !complete && begin {
+			// No END line, but the armor closes ("…KEY-----", "…KEY
+			// BLOCK-----") after a body of any bytes, as gitleaks reads it.
+			window := t[after:min(len(t), after+maxSecretScan)]
+			if k := strings.Index(window, "-----"); k >= 64 {
+				body := strings.TrimSuffix(window[:k], " BLOCK")
+				if strings.HasSuffix(body, "KEY") {
+					d.add(after, after+len(body)-len("KEY"), "private-key", rankVendor)
+					return
+				}
+			}
+		}
 		if !complete {
 			body = skipPEMHeaders(t, body)
 			stop = body
@@ -1077,23 +1377,85 @@ func (d *detector) jwt(start, end int) {
 	d.add(s, e, "jwt", rankVendor)
 }
 
-// openAILegacy masks an OpenAI key by the base64 of "OpenAI" (T3BlbkFJ) in
-// its middle, which survives a snippet cut that removed the "sk-" prefix.
-func (d *detector) openAILegacy(start, end int) {
+// jwtDot masks a token of JWT shape whose parts start "ey" without the
+// "J" of a JSON object ("eymU…17+ characters….eyQ…"), as gitleaks' rule
+// reads a JWT: two parts of at least 17 characters after their "ey".
+func (d *detector) jwtDot(start, end int) {
 	t := d.text
-	if t[start:end] != "T3BlbkFJ" {
+	if t[start:end] != ".ey" {
+		return
+	}
+	s := start
+	for s > 0 && start-s < maxJWTScan && isAlnumByte(t[s-1]) {
+		s--
+	}
+	if start-s < 19 || !strings.HasPrefix(t[s:], "ey") || s > 0 && jwtBytes[t[s-1]] {
+		return
+	}
+	e := end
+	for e < len(t) && e-end < maxJWTScan && (jwtBytes[t[e]] || t[e] == '/' || t[e] == '\\' && e+1 < len(t) && t[e+1] != 'n') {
+		e++
+	}
+	for e > end && (t[e-1] == '.' || t[e-1] == '\\') {
+		e--
+	}
+	if e-end < 17 && !d.atEnd(e) {
+		return
+	}
+	d.add(s, e, "jwt", rankVendor)
+}
+
+// infixRule is a token told by a fixed part inside it rather than at its
+// start: the base64 of "OpenAI" in OpenAI keys, which survives a cut that
+// removed the "sk-" prefix; the "Q~" of Azure client secrets; the "_mmk"
+// that ends MaxMind license keys; the ".atlasv1." of Terraform tokens.
+type infixRule struct {
+	kind                string
+	infix               string // case-sensitive
+	before, after       *byteSet
+	minBefore, minAfter int // away from a cut
+	minTotal            int
+	shape               *regexp.Regexp // what the token must start with, if set
+}
+
+var infixRules = []infixRule{
+	{kind: "openai-key", infix: "T3BlbkFJ", before: alnumDashBytes, after: alnumDashBytes, minTotal: 20},
+	{kind: "azure-client-secret", infix: "Q~", before: newByteSet("A-Za-z0-9_~."), after: newByteSet("A-Za-z0-9_~.-"),
+		minBefore: 4, minAfter: 31, shape: regexp.MustCompile(`^[A-Za-z0-9_~.]{3}[0-9]Q~`)},
+	{kind: "maxmind-license-key", infix: "_mmk", before: alnumDashBytes, after: alnumBytes, minBefore: 36},
+	{kind: "terraform-token", infix: ".atlasv1.", before: alnumBytes, after: newByteSet("A-Za-z0-9_=-"), minBefore: 14, minAfter: 60},
+}
+
+// infixToken masks the token around an infix found at view[start:end].
+// Like a prefix token, a side cut by the end or the start of a snippet
+// needs no minimum.
+func (d *detector) infixToken(start, end int, r *infixRule) {
+	t := d.text
+	if t[start:end] != r.infix {
 		return
 	}
 	s, e := start, end
-	for s > 0 && start-s < maxSecretScan && alnumDashBytes[t[s-1]] {
+	for s > 0 && start-s < maxSecretScan && r.before[t[s-1]] {
 		s--
 	}
-	for e < len(t) && e-end < maxSecretScan && alnumDashBytes[t[e]] {
+	for e < len(t) && e-end < maxSecretScan && r.after[t[e]] {
 		e++
 	}
-	if e-s >= 20 || d.atEnd(e) || s == cutEllipsisLen(t) {
-		d.add(s, e, "openai-key", rankVendor)
+	for e > end && t[e-1] == '.' {
+		e--
 	}
+	cutLeft, cutRight := s > 0 && s == cutEllipsisLen(t), d.atEnd(e)
+	if e < len(t) && isAlnumByte(t[e]) || s > 0 && isAlnumByte(t[s-1]) {
+		return // inside a longer word
+	}
+	if !cutLeft && start-s < r.minBefore || !cutRight && e-end < r.minAfter ||
+		!cutLeft && !cutRight && e-s < r.minTotal || e-s < minSecretLen {
+		return
+	}
+	if r.shape != nil && !cutLeft && !r.shape.MatchString(t[s:e]) {
+		return
+	}
+	d.add(s, e, r.kind, rankVendor)
 }
 
 // telegram masks a Telegram bot token: the bot id, ":AA" and 33 more
@@ -1249,6 +1611,9 @@ func (d *detector) curlUser(start, end int) {
 		return
 	}
 	line := lineEnd(t, end)
+	for k := 0; k < 5 && line < len(t) && line > 0 && (t[line-1] == '\\' || line > 1 && t[line-1] == '\r' && t[line-2] == '\\'); k++ {
+		line = lineEnd(t, line+1) // a command continued on the next line
+	}
 	d.curlLineEnd = line
 	for i := end; i < line; i++ {
 		if t[i] != '-' || (t[i-1] != ' ' && t[i-1] != '\t') {
@@ -1269,8 +1634,15 @@ func (d *detector) curlUser(start, end int) {
 		if colon < 0 {
 			continue
 		}
+		if vs+colon+1 == ve && ve < len(t) && isQuote(t[ve]) {
+			_, ve, _ = d.readValue(ve) // --user kevin:'pRf7…'
+		}
 		if pw := t[vs+colon+1 : ve]; pw != "" && !placeholderValue(pw) && !referenceValue(pw) {
-			d.add(vs+colon+1, ve, "password", rankStructure)
+			from := vs + colon + 1
+			if randomUser(t[vs : vs+colon]) {
+				from = vs
+			}
+			d.add(from, ve, "password", rankStructure)
 		}
 	}
 }
@@ -1435,6 +1807,9 @@ func secretKeyKind(key string) string {
 		return ""
 	}
 	last := parts[n-1]
+	if (last == "header" || last == "headers") && n >= 2 && (parts[n-2] == "auth" || parts[n-2] == "authorization") {
+		return "authorization" // AUTH_HEADER="Bearer …"
+	}
 	if nonSecretLastWords[last] {
 		return ""
 	}
@@ -1664,7 +2039,28 @@ func plausibleSecret(v string, dangling bool) bool {
 	if allDigits(v) {
 		return len(v) >= 10 // a client id or secret; shorter numbers are ports, counts
 	}
-	return shannonEntropy(v) >= assignmentEntropy && (!naturalText(v, false) || choppy(v))
+	return shannonEntropy(v) >= assignmentEntropy && (!naturalText(v, false) || choppy(v) || gibberish(v))
+}
+
+// gibberish reports a run of lower-case letters and digits that reads as
+// pieces of words only because vowels fall often enough in random letters
+// ("ifqayvqhh80ly0sevhjupgxiy"): at least 16 letters and digits, both, and
+// two or more letter pairs that English words hardly use.
+func gibberish(v string) bool {
+	if len(v) < 16 || !strings.ContainsAny(v, "0123456789") {
+		return false
+	}
+	pairs := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !isAlnumByte(c) {
+			return false
+		}
+		if i > 0 && isLowerByte(c) && isLowerByte(v[i-1]) && foreignPairSet[v[i-1]-'a']&(1<<(c-'a')) != 0 {
+			pairs++
+		}
+	}
+	return pairs >= 2
 }
 
 // snakeWords reports a snake_case name of lower-case words of at least
@@ -1713,15 +2109,54 @@ func placeholderValue(v string) bool {
 			break
 		}
 	}
-	if same && len(v) >= 4 {
+	// A long value of one letter or a run such as 12345678 in a long
+	// value is a made-up secret, but a secret all the same: only short ones
+	// and fillers (xxxx, ****, 0000) are stand-ins.
+	long := len(v) >= longMadeUpSecret
+	if same && len(v) >= 4 && (!long || strings.IndexByte("xX*0.-_#", v[0]) >= 0) {
 		return true
 	}
 	// xoxb-xxx, sk-***: a prefix and a stand-in.
 	if k := strings.LastIndexAny(v, "-_"); k >= 0 && len(v)-k > 3 && strings.Trim(v[k+1:], "xX*") == "" {
 		return true
 	}
-	return placeholderMarks.any(v) || sequentialRun(v) >= 6
+	if !long {
+		return placeholderMarks.any(v) || sequentialRun(v) >= 6
+	}
+	// In a long random token, letters can spell a mark in mixed case
+	// ("YoUr" in base64): there a word counts in one case only (EXAMPLE,
+	// your, Example).
+	return placeholderMarks.anyWhere(v, func(s, e int) bool { return oneCase(v[s:e]) })
 }
+
+// oneCase reports a word written in lower case, upper case or capitalized.
+func oneCase(w string) bool {
+	lower, upper := 0, 0
+	for i := 1; i < len(w); i++ {
+		switch {
+		case isLowerByte(w[i]):
+			lower++
+		case isUpperByte(w[i]):
+			upper++
+		}
+	}
+	return upper == 0 || lower == 0 && !isLowerByte(w[0])
+}
+
+// longMadeUpSecret is the length from which repeated or sequential
+// characters no longer make a value a placeholder: gitleaks' own samples
+// hold keys such as 12345678-ABCD-ABCD-ABCD-1234567890AB.
+const longMadeUpSecret = 20
+
+// templateValue reports the stand-ins of a template in a webhook's path:
+// <your-webhook>, {{ secrets.X }}, ${HOOK}, YOUR/WEBHOOK/URL. Unlike
+// placeholderValue it passes repeated or sequential letters, which are as
+// good a credential as any in a URL that works by being known.
+func templateValue(v string) bool {
+	return strings.ContainsAny(v, "<>{}$") || webhookTemplateWords.any(v)
+}
+
+var webhookTemplateWords = newKeywordSet([]string{"your", "example", "placeholder", "redacted", "…", "..."}, nil)
 
 // placeholderMarks are the words and signs of documentation stand-ins, in
 // one automaton so that a value is scanned once.

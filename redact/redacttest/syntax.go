@@ -169,6 +169,14 @@ var Families = []Family{
 		return "Xk9#mQ2&vL7!pR4zT(" + g.Str(Base62, 4) + ");," + g.Str(Base62, 3)
 	}},
 	{"password words and digits", "db", "password", s("hunter2hunter2")},
+	// Added with redaction version 3 (docs/redaction.md R12, R13).
+	{"slack webhook one case", "slack", "webhook", lit(s("https://hooks.slack.com/services/T"), r(Upper, 10), s("/B"), r(Upper, 10), s("/"), r(Upper, 24))},
+	{"azure client secret", "azure", "secret", lit(r(Base62, 3), r(Digits, 1), s("Q~"), r(Base64URL, 34))},
+	{"provider client id (adobe)", "adobe_client", "id", r(Hex, 32)},
+	{"lower alnum 25 (messagebird)", "messagebird", "token", lit(r(Lower, 3), r(Digits, 2), r(Lower+Digits, 20))},
+	{"uuid in capitals (hubspot)", "hubspot", "key", func(g Gen) string {
+		return g.Str(Hex, 8) + "-ABCD-ABCD-ABCD-" + g.Str(Hex, 12)
+	}},
 }
 
 // SyntaxSample is one cell of the table: a family's value in one syntax.

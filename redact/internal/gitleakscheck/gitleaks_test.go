@@ -25,9 +25,10 @@ var gitleaksFalsePositives = map[string]string{}
 
 // publicParts are the parts of a gitleaks finding that are not secret and
 // that redact.Text keeps: the armor lines of a PEM block, the scheme, host and
-// path of a webhook URL.
-var publicParts = regexp.MustCompile(`-----(?:BEGIN|END)[A-Z0-9 ]*-----|` +
-	`(?:https?://)?(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:discord|discordapp)\.com/api/webhooks)/`)
+// path of a webhook URL, the name of a cookie.
+var publicParts = regexp.MustCompile(`-----(?:BEGIN|END)[A-Z0-9 ]*-----|-----BEGIN[ A-Za-z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----|KEY(?: BLOCK)?-----$|` +
+	`(?:https?://)?(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:discord|discordapp)\.com/api/webhooks)/|` +
+	`_gitlab_session=`)
 
 // TestRedactCoversGitleaks runs gitleaks over the true-positive corpus and
 // requires that redact.Text leaves no 8 characters of anything gitleaks flags.

@@ -3,6 +3,7 @@ module github.com/sessionsearch/sessionsearch/redact/internal/gitleakscheck
 go 1.26.8
 
 require (
+	github.com/brianvoe/gofakeit/v7 v7.18.9
 	github.com/sessionsearch/sessionsearch v0.0.0
 	github.com/zricethezav/gitleaks/v8 v8.30.1
 )
