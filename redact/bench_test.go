@@ -2,6 +2,10 @@ package redact
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,5 +126,75 @@ func BenchmarkBaselineLowerProse300(b *testing.B) {
 	b.SetBytes(int64(len(prose300)))
 	for b.Loop() {
 		_ = strings.ToLower(prose300)
+	}
+}
+
+// toolText64K is the size of a tool's output as an agent's tool call gets
+// it back: a file read, a build log, a test run.
+const toolText64K = 64 << 10
+
+// toolTexts64K cuts tool-sized texts out of two bodies: the fixture
+// transcripts (tool calls and results among the messages, a secret in
+// every 20th message) and Go's net/http source, as a file read returns it.
+func toolTexts64K(tb testing.TB) []string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Fatalf("go env GOROOT: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "*.go"))
+	var source strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		source.Write(data)
+	}
+	var texts []string
+	for _, body := range []string{strings.Join(transcriptCorpus(tb), "\n"), source.String()} {
+		for len(body) >= toolText64K {
+			texts = append(texts, body[:toolText64K])
+			body = body[toolText64K:]
+		}
+	}
+	if len(texts) < 8 {
+		tb.Fatalf("only %d texts of 64 KiB", len(texts))
+	}
+	return texts
+}
+
+// BenchmarkRedactToolText64K redacts tool-sized texts; the two baselines
+// below read the same texts in the same run, and docs/redaction.md R10
+// gives the ratios.
+func BenchmarkRedactToolText64K(b *testing.B) {
+	benchmarkTexts(b, toolTexts64K(b), func(s string) { Text(s) })
+}
+
+// BenchmarkBaselineIndexByte64K is the cheapest pass over every byte: a
+// search for a byte the texts do not hold.
+func BenchmarkBaselineIndexByte64K(b *testing.B) {
+	benchmarkTexts(b, toolTexts64K(b), func(s string) {
+		if strings.IndexByte(s, 0) >= 0 {
+			b.Fatal("a NUL byte in the text")
+		}
+	})
+}
+
+// plainScan is what a plain scanner without a prefilter runs: one regular
+// expression of secret words over the whole text.
+var plainScan = regexp.MustCompile(`(?i)(?:password|passwd|secret|token|api[_-]?key|authorization|bearer)`)
+
+// BenchmarkBaselineRegexp64K is one pass of plainScan over the same texts.
+func BenchmarkBaselineRegexp64K(b *testing.B) {
+	benchmarkTexts(b, toolTexts64K(b), func(s string) { plainScan.FindAllStringIndex(s, -1) })
+}
+
+func benchmarkTexts(b *testing.B, texts []string, f func(string)) {
+	b.SetBytes(toolText64K)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		f(texts[i%len(texts)])
+		i++
 	}
 }

@@ -6,7 +6,9 @@ package redact
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"strings"
+	"unsafe"
 )
 
 // The engine. The rules (what is a secret) live in rules.go;
@@ -56,13 +58,13 @@ func Secrets(text string) []Span {
 	if !cut && !redactKeywords.any(text) {
 		return nil
 	}
-	view, origin := stripHighlightMarkers(text)
+	view, removed := stripHighlightMarkers(text)
 	d := detector{text: view}
 	d.run()
 	if len(d.found) == 0 {
 		return nil
 	}
-	return d.spans(text, origin)
+	return d.spans(text, removed)
 }
 
 // MaskPrefix starts every mask; a mask reads "[REDACTED:<kind>]".
@@ -171,7 +173,7 @@ func (d *detector) run() {
 }
 
 // spans merges the found spans and maps them from the view back to text.
-func (d *detector) spans(text string, origin []int) []Span {
+func (d *detector) spans(text string, removed []int) []Span {
 	fs := d.found
 	slices.SortFunc(fs, func(a, b found) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end),
@@ -195,11 +197,11 @@ func (d *detector) spans(text string, origin []int) []Span {
 		cur = f
 	}
 	out = append(out, Span{cur.start, cur.end, cur.kind})
-	if origin == nil {
+	if removed == nil {
 		return out
 	}
 	for i := range out {
-		out[i].Start, out[i].End = balanceMarkers(text, origin[out[i].Start], origin[out[i].End-1]+1)
+		out[i].Start, out[i].End = balanceMarkers(text, markerOrigin(removed, out[i].Start), markerOrigin(removed, out[i].End-1)+1)
 	}
 	// Swallowing markers can make neighbours touch or overlap.
 	merged := out[:1]
@@ -225,23 +227,34 @@ func betterKind(f, cur found) bool {
 	return f.end-f.start > cur.end-cur.start
 }
 
-// stripHighlightMarkers returns text without "[" and "]" and, for each byte
-// of that view, its offset in text. When text has no brackets the view is
-// text itself and origin is nil.
-func stripHighlightMarkers(text string) (view string, origin []int) {
+// stripHighlightMarkers returns text without "[" and "]" and the offsets
+// in text of the brackets it took out, ascending (markerOrigin maps the
+// view back). When text has no brackets the view is text itself and
+// removed is nil. Code and JSON are full of brackets: the view costs one
+// copy of the text and one int per bracket, not one per byte.
+func stripHighlightMarkers(text string) (view string, removed []int) {
 	if strings.IndexByte(text, '[') < 0 && strings.IndexByte(text, ']') < 0 {
 		return text, nil
 	}
 	b := make([]byte, 0, len(text))
-	origin = make([]int, 0, len(text)+1)
+	from := 0
 	for i := 0; i < len(text); i++ {
-		if c := text[i]; c != '[' && c != ']' {
-			b = append(b, c)
-			origin = append(origin, i)
+		if c := text[i]; c == '[' || c == ']' {
+			b = append(b, text[from:i]...)
+			removed = append(removed, i)
+			from = i + 1
 		}
 	}
-	origin = append(origin, len(text))
-	return string(b), origin
+	b = append(b, text[from:]...)
+	return unsafe.String(unsafe.SliceData(b), len(b)), removed
+}
+
+// markerOrigin maps an offset of the view to its offset in text: the
+// view byte at v sits after every removed bracket whose view position
+// (its offset less the brackets before it) is at or before v.
+func markerOrigin(removed []int, v int) int {
+	k := sort.Search(len(removed), func(i int) bool { return removed[i]-i > v })
+	return v + k
 }
 
 // balanceMarkers widens a span mapped back onto text so that it does not

@@ -116,7 +116,9 @@ var prefixRules = []prefixRule{
 	{kind: "github-token", prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumBytes, min: 30},
 	{kind: "github-token", prefixes: []string{"github_pat_"}, body: alnumDashBytes, min: 40},
 	{kind: "gitlab-token", prefixes: []string{"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-", "gloas-", "glsoat-", "glffct-", "GR1348941"}, body: alnumDotBytes, min: 20},
-	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-", "xoxs-", "xoxo-"}, body: slackBytes, min: 20},
+	{kind: "slack-token", prefixes: []string{"xoxb-", "xoxp-"}, body: slackBytes, min: 20},
+	{kind: "slack-token", prefixes: []string{"xoxs-", "xoxo-"}, body: slackBytes, min: 8,
+		shape: regexp.MustCompile(`^xox[os]-[0-9]+-[0-9]+-[0-9]+-[A-Fa-f0-9]+`)},
 	{kind: "slack-token", prefixes: []string{"xoxa-", "xoxr-"}, body: slackBytes, min: 8},
 	{kind: "slack-token", prefixes: []string{"xoxe-", "xoxe.xoxb-", "xoxe.xoxp-"}, body: slackBytes, min: 12, foldCase: true},
 	{kind: "slack-token", prefixes: []string{"xapp-"}, body: slackBytes, min: 8, foldCase: true,
@@ -201,7 +203,7 @@ var prefixRules = []prefixRule{
 	{kind: "authress-key", prefixes: []string{"authress_", "scauth_", "sc_", "ext_"}, body: newByteSet("A-Za-z0-9_.+/=-"), min: 50, wordy: true,
 		shape: regexp.MustCompile(`^[a-z]+_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,}`)},
 	{kind: "square-token", prefixes: []string{"sq0atp-", "sq0csp-", "EAAA"}, body: alnumDashBytes, min: 22},
-	{kind: "typeform-token", prefixes: []string{"tfp_"}, body: alnumDotBytes, min: 40},
+	{kind: "typeform-token", prefixes: []string{"tfp_"}, body: newByteSet("A-Za-z0-9_.=-"), min: 40, foldCase: true},
 	{kind: "mailgun-key", prefixes: []string{"key-", "pubkey-"}, body: hexBytes, min: 32},
 	{kind: "duffel-token", prefixes: []string{"duffel_test_", "duffel_live_"}, body: base64Bytes, min: 40},
 	{kind: "mapbox-token", prefixes: []string{"sk.eyJ"}, body: jwtBytes, min: 60},
@@ -408,8 +410,8 @@ func (d *detector) prefixToken(start, end int, literal string, r *prefixRule) {
 	if r.keepPrefix {
 		start = end
 	}
-	if folded && r.shape == nil && (len(body) < r.min || naturalText(body, false)) {
-		return // NPM_CONFIG_REGISTRY: only a whole, random body makes NPM_… a key
+	if folded && r.shape == nil && (len(body) < r.min || !strings.ContainsAny(body, "0123456789") && oneCase(body)) {
+		return // NPM_CONFIG_REGISTRY: only a whole body of mixed case or digits makes NPM_… a key
 	}
 	if r.max > 0 && len(body) > r.max || r.notHex && strings.Trim(body, "0123456789abcdef") == "" {
 		return
@@ -1399,7 +1401,7 @@ func (d *detector) jwtDot(start, end int) {
 	for e > end && (t[e-1] == '.' || t[e-1] == '\\') {
 		e--
 	}
-	if e-end < 17 && !d.atEnd(e) {
+	if e-end < 12 && !d.atEnd(e) {
 		return
 	}
 	d.add(s, e, "jwt", rankVendor)
@@ -2126,7 +2128,12 @@ func placeholderValue(v string) bool {
 	// In a long random token, letters can spell a mark in mixed case
 	// ("YoUr" in base64): there a word counts in one case only (EXAMPLE,
 	// your, Example).
-	return placeholderMarks.anyWhere(v, func(s, e int) bool { return oneCase(v[s:e]) })
+	return placeholderMarks.anyWhere(v, func(s, e int) bool {
+		if !isAlnumByte(v[s]) { // "...", "…", "<": a cut or a template only at an end
+			return s == 0 || e == len(v)
+		}
+		return oneCase(v[s:e])
+	})
 }
 
 // oneCase reports a word written in lower case, upper case or capitalized.
