@@ -23,7 +23,7 @@ import (
 func formatKind(kind string) bool {
 	switch kind {
 	case "password", "token", "secret", "secret-key", "api-key", "auth", "credential", "cookie",
-		"authorization", "bearer-token", "url-credential", "fragment", "aws-secret-key":
+		"authorization", "bearer-token", "url-credential", "fragment", "aws-secret-key", "webhook", "url-signature":
 		return false
 	}
 	return true

@@ -508,7 +508,7 @@ func TestRedactLargeInputs(t *testing.T) {
 	for _, unit := range []string{
 		"curl ", "mysql -p", "password: '", "Cookie: a=", "Authorization: '", "eyJ", "eyJa.",
 		"-----BEGIN PRIVATE KEY-----\n", "-----END PRIVATE KEY-----\n", "x://", "AKIA", "sk-", "Bearer ",
-		":AA", "discord ", "key=", "…", "[", "token is ",
+		":AA", "discord ", "key=", "…", "[", "token is ", "x://a/hooks/", "&sig=a", "adafruit=", ".eyJ",
 	} {
 		text := strings.Repeat(unit, size/len(unit))
 		out, _ := Text(text)
@@ -655,7 +655,8 @@ func TestTelegramColon(t *testing.T) {
 // TestRedactWebhookURLs is docs/redaction.md R12: a webhook URL works by
 // being known, so its secret path is masked whatever its letters (all one
 // case, no digit, a run like abcdef, one letter repeated); the scheme, host
-// and fixed path stay, and only a template stays whole.
+// and fixed path stay, and only a template stays whole. Generic incoming
+// webhooks lose their secret path parts, signed URLs their sig=.
 func TestRedactWebhookURLs(t *testing.T) {
 	slack := "https://hooks.slack.com/services/"
 	for _, last := range []string{
@@ -679,6 +680,19 @@ func TestRedactWebhookURLs(t *testing.T) {
 			"https://discordapp.com/api/webhooks/[REDACTED:discord-webhook] ok"},
 		{"https://contoso.webhook.office.com/webhookb2/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee@ffffffff-0000-1111-2222-333333333333/IncomingWebhook/abcdefabcdefabcdefabcdefabcdefab/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
 			"https://contoso.webhook.office.com/webhookb2/[REDACTED:teams-webhook]"},
+		// Generic incoming webhooks: the secret path parts go, the words of
+		// the path stay; a hooks folder that is not in a URL stays.
+		{"curl -X POST https://mattermost.example.com/hooks/xkq8z3mwe7fy5nqopj1hab4tcr -d '{}'",
+			"curl -X POST https://mattermost.example.com/hooks/[REDACTED:webhook] -d '{}'"},
+		{"https://chat.example.com/hooks/6Xq9K2sLzP3mN8vB/a7GkT4wR2yQ9pL5mX8cV3bN6zH1jK4fD",
+			"https://chat.example.com/hooks/[REDACTED:webhook]"},
+		{"https://hooks.zapier.com/hooks/catch/1234567/abc1def/", "https://hooks.zapier.com/hooks/catch/[REDACTED:webhook]/"},
+		{"https://maker.ifttt.com/trigger/door_open/with/key/dKx9mQ2vL7pR4zTXk9mQ2v", "https://maker.ifttt.com/trigger/door_open/with/key/[REDACTED:webhook]"},
+		{"https://events.pagerduty.com/integration/a1b2c3d4e5f60718293a4b5c6d7e8f90/enqueue", "https://events.pagerduty.com/integration/[REDACTED:pagerduty-webhook]/enqueue"},
+		{"POST https://prod-12.westus.logic.azure.com:443/workflows/0a1b2c3d/triggers/manual/paths/invoke?api-version=2016-06-01&sv=1.0&sig=Xk9mQ2vL7pR4zTXk9mQ2vL7pR4zTXk9mQ2vL7pR4zT",
+			"POST https://prod-12.westus.logic.azure.com:443/workflows/0a1b2c3d/triggers/manual/paths/invoke?api-version=2016-06-01&sv=1.0&sig=[REDACTED:url-signature]"},
+		{"cp hooks/pre-commit .git/hooks/pre-commit", "cp hooks/pre-commit .git/hooks/pre-commit"},
+		{"see https://git.example.com/docs/hooks/pre-receive-hooks", "see https://git.example.com/docs/hooks/pre-receive-hooks"},
 		// Templates stay.
 		{"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/<your-webhook-path>", "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/<your-webhook-path>"},
 		{"url: https://hooks.slack.com/services/${{ secrets.SLACK_HOOK }}", "url: https://hooks.slack.com/services/${{ secrets.SLACK_HOOK }}"},

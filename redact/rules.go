@@ -209,26 +209,29 @@ var prefixRules = []prefixRule{
 	{kind: "mapbox-token", prefixes: []string{"sk.eyJ"}, body: jwtBytes, min: 60},
 	{kind: "gitlab-session", prefixes: []string{"_gitlab_session="}, body: alnumBytes, min: 32, keepPrefix: true},
 	{kind: "teams-webhook", prefixes: []string{"webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "outlook.office365.com/webhook/"}, body: newByteSet("A-Za-z0-9_/+@-"), min: 40, keepPrefix: true, webhook: true},
+	{kind: "pagerduty-webhook", prefixes: []string{"events.pagerduty.com/integration/"}, body: alnumBytes, min: 20, keepPrefix: true, webhook: true},
 }
 
 // triggerKind says which rule a keyword hit runs.
 type triggerKind uint8
 
 const (
-	triggerPrefix       triggerKind = iota // a vendor prefix; arg indexes prefixRules
-	triggerAssignment                      // a secret-named key
-	triggerPrivateKey                      // PEM armor
-	triggerJWT                             // "eyJ"
-	triggerJWTDot                          // ".ey" between the parts of a token that starts "ey"
-	triggerInfix                           // a fixed part inside a token; arg indexes infixRules
-	triggerTelegram                        // ":AA" of a bot token
-	triggerTelegramNear                    // a bot token near "telegram" or in a /bot URL
-	triggerURL                             // "://"
-	triggerBearer                          // "Bearer <token>"
-	triggerDiscord                         // a Discord bot token near "discord"
-	triggerCurlUser                        // curl -u user:password
-	triggerDatabaseCLI                     // mysql -pPASSWORD and relatives
-	triggerProvider                        // a provider's name in a key name
+	triggerPrefix         triggerKind = iota // a vendor prefix; arg indexes prefixRules
+	triggerAssignment                        // a secret-named key
+	triggerPrivateKey                        // PEM armor
+	triggerJWT                               // "eyJ"
+	triggerJWTDot                            // ".ey" between the parts of a token that starts "ey"
+	triggerInfix                             // a fixed part inside a token; arg indexes infixRules
+	triggerTelegram                          // ":AA" of a bot token
+	triggerTelegramNear                      // a bot token near "telegram" or in a /bot URL
+	triggerURL                               // "://"
+	triggerBearer                            // "Bearer <token>"
+	triggerDiscord                           // a Discord bot token near "discord"
+	triggerCurlUser                          // curl -u user:password
+	triggerDatabaseCLI                       // mysql -pPASSWORD and relatives
+	triggerProvider                          // a provider's name in a key name
+	triggerHookPath                          // "/hooks/" or "/with/key/" in a URL
+	triggerQuerySignature                    // "?sig=" or "&sig=" of a signed URL
 )
 
 type trigger struct {
@@ -256,6 +259,10 @@ var structuralTriggers = []trigger{
 	{keyword: "private key", kind: triggerPrivateKey},
 	{keyword: "eyj", kind: triggerJWT},
 	{keyword: ".ey", kind: triggerJWTDot},
+	{keyword: "/hooks/", kind: triggerHookPath},
+	{keyword: "/with/key/", kind: triggerHookPath},
+	{keyword: "?sig=", kind: triggerQuerySignature},
+	{keyword: "&sig=", kind: triggerQuerySignature},
 	{keyword: ":aa", kind: triggerTelegram},
 	{keyword: "telegr", kind: triggerTelegramNear},
 	{keyword: "/bot", kind: triggerTelegramNear},
@@ -365,6 +372,10 @@ func (d *detector) fire(tr int, start, end int) {
 		d.databaseCLI(start, end)
 	case triggerProvider:
 		d.providerAssignment(start, end)
+	case triggerHookPath:
+		d.hookPath(start, end)
+	case triggerQuerySignature:
+		d.querySignature(end)
 	}
 }
 
@@ -1193,6 +1204,65 @@ func digitsInsideLetters(u string) bool {
 		}
 	}
 	return false
+}
+
+// hookPath masks the secret path of a generic incoming webhook
+// (docs/redaction.md R12): Mattermost's and Rocket.Chat's /hooks/<key>,
+// Zapier's /hooks/catch/<id>/<key>/, IFTTT's /with/key/<key>. Only in a
+// URL (a "://" earlier in the same run: .git/hooks/pre-commit is a file),
+// from the first segment that holds a digit or does not read as words to
+// the end of the path.
+func (d *detector) hookPath(start, end int) {
+	t := d.text
+	s := start
+	for s > 0 && start-s < 512 && t[s-1] > ' ' && !isQuote(t[s-1]) {
+		s--
+	}
+	if !strings.Contains(t[s:start], "://") {
+		return
+	}
+	i := end
+	for {
+		j := i
+		for j < len(t) && j-i < maxSecretScan && webhookPathBytes[t[j]] && t[j] != '/' {
+			j++
+		}
+		if j == i {
+			return
+		}
+		if seg := t[i:j]; !strings.ContainsAny(seg, "0123456789") && (len(seg) < minSecretLen || naturalText(seg, false)) {
+			if j < len(t) && t[j] == '/' {
+				i = j + 1 // catch/ in hooks/catch/<id>/<key>, a word of a path
+				continue
+			}
+			return
+		}
+		break
+	}
+	e := i
+	for e < len(t) && e-i < maxSecretScan && webhookPathBytes[t[e]] {
+		e++
+	}
+	for e > i && t[e-1] == '/' {
+		e--
+	}
+	if e-i >= minSecretLen && !templateValue(t[i:e]) {
+		d.add(i, e, "webhook", rankStructure)
+	}
+}
+
+// querySignature masks the sig= of a signed URL: Azure's shared access
+// signatures and the Logic Apps and Power Automate triggers that Teams
+// workflows post to.
+func (d *detector) querySignature(end int) {
+	t := d.text
+	e := end
+	for e < len(t) && e-end < maxSecretScan && (isAlnumByte(t[e]) || strings.IndexByte("%+/=_.-~", t[e]) >= 0) {
+		e++
+	}
+	if v := t[end:e]; len(v) >= minSecretLen && !placeholderValue(v) && !referenceValue(v) {
+		d.add(end, e, "url-signature", rankStructure)
+	}
 }
 
 // pemBodyBytes are the bytes of a PEM body, with the backslash of an escaped
