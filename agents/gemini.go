@@ -746,11 +746,12 @@ func (l *geminiLog) merge(messages []json.RawMessage) [][]byte {
 }
 
 // become makes next the log's messages: the items before from are
-// unchanged, old are the items from there on as they were. It returns the entries to append: for the first
-// item that differs, its entries after those it shares with its old
-// version (a tool result added to a message adds just that), then every
-// entry of the items after it, so that they hang from the new version; and
-// a leaf entry to the new last entry when those do not end with it.
+// unchanged, old are the items from there on as they were. It returns the
+// entries to append: for the first item that differs, its entries after
+// those it shares with its old version (a tool result added to a message
+// adds just that), then every entry of the items after it, so that they
+// hang from the new version; and a leaf entry to the new last entry when
+// those do not end with it.
 func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem) [][]byte {
 	var out [][]byte
 	changed, endsAtTail := false, false

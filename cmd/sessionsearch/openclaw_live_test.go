@@ -30,7 +30,8 @@ const (
 // first on its PATH, as a user who followed the README would.
 func openclaw(t *testing.T, home string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// A command takes OpenClaw 1 to 6 minutes on a loaded 2-core machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	node, _ := filepath.Abs(openclawNode)
 	main, _ := filepath.Abs(openclawMain)

@@ -159,7 +159,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.requests = append(s.requests, req)
 		n := len(s.requests)
 		s.mu.Unlock()
-		step, turn, at := s.answer(req)
+		step, turn, at := s.pick(req)
 		ans := answer{req: req, step: step, id: strconv.Itoa(n)}
 		if step.Call != nil {
 			ans.call = step.Call.ID
@@ -191,10 +191,10 @@ type answer struct {
 	call string // the id of the step's call; "" without one
 }
 
-// answer picks the step that answers req: the turn whose prompt is in the
+// pick picks the step that answers req: the turn whose prompt is in the
 // latest user message, the step after as many tool results as follow that
 // message. It returns the turn's and the step's index (-1 for Otherwise).
-func (s *Server) answer(req Request) (Step, int, int) {
+func (s *Server) pick(req Request) (Step, int, int) {
 	if len(req.Tools) > 0 {
 		for i := len(req.Messages) - 1; i >= 0; i-- {
 			m := req.Messages[i]

@@ -232,9 +232,7 @@ func (s *store) hits(db, word string) int {
 	s.t.Helper()
 	out, _ := s.run("search", "--db", db, "--json", "--limit", "25", word)
 	var answer struct {
-		Results []struct {
-			Snippet string `json:"snippet"`
-		} `json:"results"`
+		Results []json.RawMessage `json:"results"`
 	}
 	if err := json.Unmarshal([]byte(out), &answer); err != nil {
 		s.t.Fatalf("search %s: %v\n%s", word, err, out)
