@@ -65,11 +65,15 @@ func nodeProgram(script string) func(r *Run) ([]string, error) {
 }
 
 // nativeProgram is the executable file of a platform package at version,
-// whether npm put it at the top of node_modules or under the package that
-// depends on it (two versions of one program).
+// whether npm put it at the top of node_modules or under owner, the package
+// that depends on it ("" when it is a dependency of its own).
 func nativeProgram(owner, pkg, version, file string) func(r *Run) ([]string, error) {
+	dirs := []string{filepath.Join(modules, pkg)}
+	if owner != "" {
+		dirs = append([]string{filepath.Join(modules, owner, "node_modules", pkg)}, dirs...)
+	}
 	return func(*Run) ([]string, error) {
-		for _, dir := range []string{filepath.Join(modules, owner, "node_modules", pkg), filepath.Join(modules, pkg)} {
+		for _, dir := range dirs {
 			var meta struct {
 				Version string `json:"version"`
 			}

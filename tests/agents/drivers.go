@@ -105,7 +105,9 @@ var gemini = Agent{
 	},
 }
 
-// OpenCode: a native program; an OpenAI-compatible provider (bundled in it)
+// OpenCode: the native program of opencode-ai's Linux x64 package (what its
+// install script links; package.json says why it is a dependency of its
+// own); an OpenAI-compatible provider (bundled in it)
 // with the model's baseURL in ~/.config/opencode/opencode.json (Chat
 // Completions; the model's reasoning_content is its thinking). The
 // OPENCODE_DISABLE_* variables keep it from fetching models, plugins and
@@ -113,7 +115,7 @@ var gemini = Agent{
 var opencode = Agent{
 	Name:    "opencode-1.18.33",
 	Store:   "opencode",
-	Program: nativeProgram("opencode-ai", "opencode-linux-x64", "1.18.33", "bin/opencode"),
+	Program: nativeProgram("", "opencode-linux-x64", "1.18.33", "bin/opencode"),
 	Read: func(path string) scriptmodel.Call {
 		return scriptmodel.Call{Name: "read", Args: map[string]any{"filePath": path}}
 	},
