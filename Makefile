@@ -51,7 +51,7 @@ test: deps all check
 # a turn and a resume against a scripted model on 127.0.0.1, and the sessions
 # it wrote read by bin/sessionsearch (docs/contributing.md).
 test-agents: deps bin/sessionsearch
-	cd tests/agents && $(GO) vet ./... && $(GO) test -count=1 -v -timeout 50m ./...
+	cd tests/agents && $(GO) vet ./... && $(GO) test -count=1 -v -parallel 3 -timeout 50m ./...
 
 # The dqlite cluster node (docs/cluster.md): a nested module, built against
 # Debian's libdqlite and libsqlite3 (scripts/install-deps installs them).

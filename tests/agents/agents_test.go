@@ -46,8 +46,14 @@ func TestAgents(t *testing.T) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Fatalf("the sqlite3 shell is not installed (run scripts/install-deps): %v", err)
 	}
+	// The agents run side by side (go test -parallel, 3 in make
+	// test-agents): most of their time is spent waiting, on their disk
+	// writes, their start-up and Gemini CLI's next minute.
 	for _, a := range agents {
-		t.Run(a.Name, func(t *testing.T) { drive(t, a, bin, node) })
+		t.Run(a.Name, func(t *testing.T) {
+			t.Parallel()
+			drive(t, a, bin, node)
+		})
 	}
 }
 
