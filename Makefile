@@ -1,7 +1,8 @@
 # sessionsearch: `make` builds dist/ and bin/, `make demo` runs the demo,
-# `make test` runs every test, `make bench` the benchmarks, `make soak` the
-# soak (SOAK_SECONDS, default 600), `make redact-coverage` the larger
-# redaction measure and `make fuzz` every fuzz target in turn
+# `make test` runs every test, `make test-agents` the real agent programs,
+# `make bench` the benchmarks, `make soak` the soak (SOAK_SECONDS, default
+# 600), `make redact-coverage` the larger redaction measure and `make fuzz`
+# every fuzz target in turn
 # (FUZZ_SECONDS each, default 300).
 
 GO      ?= go
@@ -15,7 +16,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test bench soak fuzz deps build-deps check generate clean cluster redact-coverage
+.PHONY: all demo test test-agents bench soak fuzz deps build-deps check generate clean cluster redact-coverage
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -45,6 +46,13 @@ test: deps all check
 		cd dqlite && $(GO) vet -tags "$(DQLITE_TAGS)" ./... && $(GO) test -tags "$(DQLITE_TAGS)" -count=1 -timeout 10m ./...; \
 	elif [ -n "$${CI:-}" ]; then echo "make test: libdqlite-dev is missing in CI: scripts/install-deps should have installed it"; exit 1; \
 	else echo "make test: libdqlite-dev is not installed: skipping the dqlite cluster tests (scripts/install-deps installs it)"; fi
+
+# The real agent programs (tests/agents, a module of its own): each installed
+# from npm at a pinned version by scripts/install-deps, driven offline through
+# a turn and a resume against a scripted model on 127.0.0.1, and the sessions
+# it wrote read by bin/sessionsearch (docs/contributing.md).
+test-agents: deps bin/sessionsearch
+	cd tests/agents && $(GO) vet ./... && $(GO) test -count=1 -v -parallel 3 -timeout 50m ./...
 
 # The dqlite cluster node (docs/cluster.md): a nested module, built against
 # Debian's libdqlite and libsqlite3 (scripts/install-deps installs them).

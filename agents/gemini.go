@@ -197,7 +197,7 @@ func geminiList(ctx context.Context, path string, env Env) ([]Transcript, []Prob
 	}
 	projects := geminiProjects{}
 	var out []Transcript
-	seen := map[string]string{} // session key -> the path it is read from
+	seen := map[string]int{} // session key -> its transcript in out
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return out, append(problems, Problem{Path: path, Err: err})
@@ -207,19 +207,83 @@ func geminiList(ctx context.Context, path string, env Env) ([]Transcript, []Prob
 			problems = append(problems, Problem{Path: f.path, Err: err})
 			continue
 		}
-		if first, ok := seen[tr.Session.Key]; ok {
-			// Resuming a legacy session-x.json writes session-x.jsonl, which
-			// starts with a copy of it: the .json is superseded (AG3).
-			if first != f.path+"l" {
-				problems = append(problems, Problem{Path: f.path,
-					Err: fmt.Errorf("session %s is also in %s, which is read instead", tr.Session.Key, first)})
-			}
+		at, ok := seen[tr.Session.Key]
+		if !ok {
+			seen[tr.Session.Key] = len(out)
+			out = append(out, tr)
 			continue
 		}
-		seen[tr.Session.Key] = f.path
-		out = append(out, tr)
+		first := out[at].Path
+		switch {
+		case first == f.path+"l":
+			// Resuming a legacy session-x.json writes session-x.jsonl, which
+			// starts with a copy of it: the .json is superseded (AG3).
+		case !geminiHasConversation(ctx, f.path):
+			// The file a resume in a later minute leaves behind (AG12).
+		case !geminiHasConversation(ctx, first):
+			out[at] = tr
+		default:
+			problems = append(problems, Problem{Path: f.path,
+				Err: fmt.Errorf("session %s is also in %s, which is read instead", tr.Session.Key, first)})
+		}
 	}
 	return out, problems
+}
+
+// geminiHasConversation reports whether a session file holds a message of
+// the conversation: a user message that is not injected context, or a
+// gemini message with text, thoughts or tool calls (Gemini CLI's
+// isResumableMessageRecord). The file Gemini CLI starts before it resumes
+// another holds only its metadata and injected context (AG12).
+func geminiHasConversation(ctx context.Context, path string) bool {
+	if strings.HasSuffix(path, ".json") {
+		return true // a legacy session: never such a file
+	}
+	found := false
+	_ = Lines(ctx, path, -1, func(b []byte, _ int64, _ string, bad error) error {
+		var rec struct {
+			ID       *string           `json:"id"`
+			Messages []json.RawMessage `json:"messages"`
+			Set      *struct {
+				Messages []json.RawMessage `json:"messages"`
+			} `json:"$set"`
+		}
+		if bad != nil || json.Unmarshal(b, &rec) != nil {
+			return nil
+		}
+		messages := rec.Messages
+		if rec.ID != nil {
+			messages = []json.RawMessage{b}
+		} else if rec.Set != nil {
+			messages = rec.Set.Messages
+		}
+		for _, raw := range messages {
+			if geminiSaid(raw) {
+				found = true
+				return errGeminiStop
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// geminiSaid reports whether a message record is part of the conversation
+// (isResumableMessageRecord): a user message but injected context, or a
+// gemini message with text, tool calls or thoughts.
+func geminiSaid(raw json.RawMessage) bool {
+	var m geminiMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	text := geminiJoined(geminiText(geminiParts(m.Content)))
+	switch m.Type {
+	case "user":
+		return !geminiInternalContext(text)
+	case "gemini":
+		return text != "" || len(m.ToolCalls) > 0 || len(m.Thoughts) > 0
+	}
+	return false
 }
 
 // geminiChatsFiles lists the session files of a chats directory: the main
@@ -622,10 +686,24 @@ func (l *geminiLog) upsert(raw []byte) [][]byte {
 
 // checkpoint reads a "$set" messages list, which Gemini CLI writes when it
 // rewrites the model's history (on resume, after compressing it, masking
-// tool output or rolling back a cancelled turn), as an upsert of each of
-// its messages: the messages it leaves out stay (AG7).
+// tool output or rolling back a cancelled turn): it restates what was said,
+// with the time of the rewrite and the model's parts in content, so only
+// the messages the log does not hold yet are added, at its end; those it
+// holds stay as first recorded, and those it leaves out stay (AG7).
 func (l *geminiLog) checkpoint(messages []json.RawMessage) [][]byte {
-	return l.merge(messages)
+	var fresh []json.RawMessage
+	for _, raw := range messages {
+		var rec struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &rec) != nil {
+			continue
+		}
+		if _, held := l.index[rec.ID]; !held {
+			fresh = append(fresh, raw)
+		}
+	}
+	return l.merge(fresh)
 }
 
 // merge upserts messages in order, as Gemini CLI's loader sets them in its
@@ -664,17 +742,17 @@ func (l *geminiLog) merge(messages []json.RawMessage) [][]byte {
 	for _, c := range changes {
 		l.items[c.at].raw = c.raw
 	}
-	return l.become(append(l.items, fresh...), from, old, added)
+	return l.become(append(l.items, fresh...), from, old)
 }
 
 // become makes next the log's messages: the items before from are
-// unchanged, old are the items from there on as they were, added the
-// places of the new items. It returns the entries to append: for the first
-// item that differs, its entries after those it shares with its old
-// version (a tool result added to a message adds just that), then every
-// entry of the items after it, so that they hang from the new version; and
-// a leaf entry to the new last entry when those do not end with it.
-func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem, added map[string]int) [][]byte {
+// unchanged, old are the items from there on as they were. It returns the
+// entries to append: for the first item that differs, its entries after
+// those it shares with its old version (a tool result added to a message
+// adds just that), then every entry of the items after it, so that they
+// hang from the new version; and a leaf entry to the new last entry when
+// those do not end with it.
+func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem) [][]byte {
 	var out [][]byte
 	changed, endsAtTail := false, false
 	for i := from; i < len(next); i++ {
@@ -683,7 +761,7 @@ func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem, added 
 			parent = next[i-1].tail
 		}
 		it := &next[i]
-		it.events, it.tail, it.answers = geminiEntries(it.id, it.raw, parent, l.echoed(next, i, added))
+		it.events, it.tail, it.answers = geminiEntries(it.id, it.raw, parent, func() map[string]bool { return geminiAnswered(next[:i]) })
 		if j := i - from; !changed && j < len(old) && old[j].id == it.id {
 			shared := geminiShared(old[j].events, it.events)
 			if shared == len(it.events) && shared == len(old[j].events) {
@@ -712,23 +790,20 @@ func (l *geminiLog) become(next []geminiItem, from int, old []geminiItem, added 
 	return out
 }
 
-// echoed returns the tool results already recorded for the message that
-// item i of next echoes: Gemini CLI replays a message's tool results to
-// the model as a user turn with id "<message id>_response"
-// (convertSessionToClientHistory), which a checkpoint then records.
-func (l *geminiLog) echoed(next []geminiItem, i int, added map[string]int) map[string]bool {
-	base, ok := strings.CutSuffix(next[i].id, "_response")
-	if !ok {
-		return nil
+// geminiAnswered returns the ids of the tool calls whose results items
+// hold. Gemini CLI records a tool's result in the call of the gemini
+// message, then again as a user message carrying the function response
+// (what it sends the model), and replays it as a user turn
+// "<message id>_response" that a resume's checkpoint records
+// (convertSessionToClientHistory): those copies add nothing (AG13).
+func geminiAnswered(items []geminiItem) map[string]bool {
+	out := map[string]bool{}
+	for _, it := range items {
+		for id := range it.answers {
+			out[id] = true
+		}
 	}
-	at, ok := l.index[base]
-	if !ok {
-		at, ok = added[base]
-	}
-	if !ok || at >= i {
-		return nil
-	}
-	return next[at].answers
+	return out
 }
 
 // setItems makes items the log's messages, those before from unchanged.
@@ -874,10 +949,9 @@ func geminiInternalContext(text string) bool {
 // geminiEntries converts one message record into its entries, the first
 // hanging from parent and each next one from the one before; it returns
 // them, the id of the last (parent when there are none) and the ids of the
-// tool calls whose results they hold. echoed are the tool results already
-// recorded for the message a "<id>_response" user message echoes
-// (AG9-AG11).
-func geminiEntries(id string, raw []byte, parent string, echoed map[string]bool) ([][]byte, string, map[string]bool) {
+// tool calls whose results they hold. answered returns the ids of the tool
+// calls whose results the messages before it hold (AG9-AG11, AG13).
+func geminiEntries(id string, raw []byte, parent string, answered func() map[string]bool) ([][]byte, string, map[string]bool) {
 	var m geminiMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		// A record with an id but fields of other types: kept in its place.
@@ -891,7 +965,7 @@ func geminiEntries(id string, raw []byte, parent string, echoed map[string]bool)
 	switch m.Type {
 	case "user":
 		if geminiHasResponse(content) {
-			chain.toolResults(id, t, content, echoed)
+			chain.toolResults(id, t, content, answered())
 			break
 		}
 		text := geminiText(content)
@@ -1014,9 +1088,9 @@ func geminiHasResponse(parts []geminiPart) bool {
 // toolResults: a user message that carries function responses (as Gemini
 // CLI records the tool turns of a rewritten history) is tool output, never
 // user text: one tool result per response, with the parts around it. A
-// response already recorded as the result of its call (echoed) is left
-// out, with the parts after it.
-func (c *geminiChain) toolResults(id string, t int64, parts []geminiPart, echoed map[string]bool) {
+// response already recorded as the result of its call (answered) is left
+// out, with the parts after it (AG13).
+func (c *geminiChain) toolResults(id string, t int64, parts []geminiPart, answered map[string]bool) {
 	var cur *Msg
 	var pending []Block
 	skipping := false
@@ -1035,7 +1109,7 @@ func (c *geminiChain) toolResults(id string, t int64, parts []geminiPart, echoed
 				mid = id + ":part:" + strconv.Itoa(n)
 			}
 			n++
-			if skipping = r.ID != "" && echoed[r.ID]; skipping {
+			if skipping = r.ID != "" && answered[r.ID]; skipping {
 				continue
 			}
 			text, isErr := geminiResponse(r.Response)

@@ -373,9 +373,13 @@ func TestGeminiLogOperations(t *testing.T) {
 		{"a rewind to a message not in the log drops every message", []string{a, b, `{"$rewindTo":"zz"}`}, nil, 3, 0},
 		{"a rewind keeps the messages before its target", []string{a, b, c, `{"$rewindTo":"c"}`, b2},
 			[]string{"user: uno", "assistant: dos bis"}, 5, 0},
-		{"a checkpoint upserts its messages and keeps those it leaves out",
-			[]string{a, b, c, `{"$set":{"messages":[` + a + `,` + b2 + `],"lastUpdated":"2026-01-05T08:05:00.000Z"}}`},
-			[]string{"user: uno", "assistant: dos bis", "user: tres"}, 5, 0},
+		{"a checkpoint adds the messages the log lacks; those it holds or leaves out stay",
+			[]string{a, b, c, `{"$set":{"messages":[` + a + `,` + b2 + `,{"id":"x","type":"user","content":"resumen"}],"lastUpdated":"2026-01-05T08:05:00.000Z"}}`},
+			[]string{"user: uno", "assistant: dos", "user: tres", "user: resumen"}, 4, 0},
+		{"a tool result recorded again as a user message adds nothing",
+			[]string{`{"id":"u","type":"user","content":"hola"}`, geminiResumeCall(`""`),
+				`{"id":"r","type":"user","content":[{"functionResponse":{"id":"t1","name":"ls","response":{"output":"go.mod"}}}]}`},
+			[]string{"user: hola", "assistant: ", "toolResult: go.mod"}, 3, 0},
 		{"a checkpoint of the same messages changes nothing",
 			[]string{a, b, `{"$set":{"messages":[` + a + `,` + b + `]}}`}, []string{"user: uno", "assistant: dos"}, 2, 0},
 		{"a checkpoint puts its new messages at the end",
@@ -632,6 +636,109 @@ func BenchmarkGeminiRead(b *testing.B) {
 		b.Run("events/n="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				_ = trs[0].Read(context.Background(), -1, func(Event) error { return nil })
+			}
+		})
+	}
+}
+
+// geminiReal is a ~/.gemini that Gemini CLI 0.61.0 wrote, driven by
+// tests/agents (make test-agents) against a scripted model: a turn that
+// reads a file, then a resume (gemini --resume latest) in the same minute
+// or in a later one (agents/testdata/REAL.md).
+func geminiReal(t *testing.T, name string) (dir, file string) {
+	t.Helper()
+	dir = filepath.Join("testdata", "gemini-cli-0.61.0", name)
+	files, _ := filepath.Glob(filepath.Join(dir, "tmp", "proj", "chats", "session-*.jsonl"))
+	if len(files) == 0 {
+		t.Fatalf("%s: no session file", dir)
+	}
+	return dir, files[0] // the first: the one turn 1 was written to
+}
+
+// TestGeminiRealResumes reads what Gemini CLI 0.61.0 wrote for a turn and
+// a resume: one transcript (the file a resume in a later minute leaves
+// behind is not read, and is no problem), each message once on the active
+// path, turn 1 at the time it was said, each tool result once, and the
+// events of the file as it was after turn 1 a prefix of those after the
+// resume (AG7, AG12, AG13; docs/agents.md A8).
+func TestGeminiRealResumes(t *testing.T) {
+	want := []string{
+		"user: alphaprompt มะละกอ 紫陽花 पुस्तकालय",
+		"assistant: ",
+		"toolResult: ledger quokkasecret ความลับ 秘密の鍵 गुप्त\n",
+		"assistant: bravoanswer มังคุด 向日葵 बगीचा",
+		"user: charlieprompt ลำไย 朝顔 पहाड़",
+		"assistant: deltaanswer เงาะ 桜餅 नदी",
+	}
+	tests := []struct {
+		name      string
+		turn1Time string // when the user's first message was recorded
+		turn1     int    // the lines Gemini CLI had written after turn 1
+	}{
+		{"same-minute", "2026-12-07T04:32:14.329Z", 11},
+		{"later-minute", "2026-12-07T04:27:27.760Z", 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, file := geminiReal(t, tt.name)
+			trs := geminiListOK(t, dir)
+			if len(trs) != 1 {
+				t.Fatalf("listed %d transcripts, want 1", len(trs))
+			}
+			var tr Transcript
+			for _, tr = range trs {
+			}
+			if tr.Path != file {
+				t.Errorf("reads %s, want %s", tr.Path, file)
+			}
+			events, bad, path, searchable := geminiRead(t, tr)
+			if len(bad) != 0 {
+				t.Errorf("bad records: %v", bad)
+			}
+			if len(path) == 0 || !strings.HasPrefix(path[0], "system: <session_context>") || searchable[0] {
+				t.Fatalf("the path starts with %.60q, want the injected context, not searchable", path)
+			}
+			if !reflect.DeepEqual(path[1:], want) {
+				t.Errorf("active path\n%q\nwant\n%q", path[1:], want)
+			}
+			said := geminiSearchable(events)
+			for _, word := range []string{"alphaprompt", "bravoanswer", "charlieprompt", "deltaanswer"} {
+				n := 0
+				for _, text := range said {
+					n += strings.Count(text, word)
+				}
+				if n != 1 {
+					t.Errorf("%s is in %d searchable texts among all events, want 1", word, n)
+				}
+			}
+			results := 0
+			for _, ev := range events {
+				if e, text, _ := transcript.Read(ev); e.Role == "toolResult" && strings.Contains(text, "quokkasecret") {
+					results++
+				}
+				if e, text, _ := transcript.Read(ev); e.Role == "user" && strings.Contains(text, "alphaprompt") {
+					if got := isoTime(e.Timestamp); got != tt.turn1Time {
+						t.Errorf("turn 1 is at %s, want %s, when it was said", got, tt.turn1Time)
+					}
+				}
+			}
+			if results != 1 {
+				t.Errorf("the tool result is %d events, want 1", results)
+			}
+
+			// The file as it was after turn 1 gives a prefix of these events.
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(data), "\n")
+			early := filepath.Join(t.TempDir(), ".gemini", "tmp", "proj", "chats", filepath.Base(file))
+			geminiWriteFile(t, filepath.Join(filepath.Dir(filepath.Dir(early)), ".project_root"), tr.Project)
+			geminiWriteFile(t, early, strings.Join(lines[:tt.turn1], ""))
+			before := geminiListOK(t, early)
+			first, _ := read(t, before[tr.Session.Key], -1)
+			if len(first) < 5 || len(first) >= len(events) || !reflect.DeepEqual(events[:len(first)], first) {
+				t.Errorf("the %d events after turn 1 are not the first of the %d after the resume", len(first), len(events))
 			}
 		})
 	}

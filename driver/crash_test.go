@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,6 +47,7 @@ func crashWriter(path string, seed int64) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fmt.Println("migrated") // the test kills it some time after this
 	conn, _ := db.Conn(ctx)
 	r := rand.New(rand.NewSource(seed))
 	s := &storeRunner{t: nil, r: r, ctx: ctx, conn: conn, model: model{sessions: map[string][]modelEvent{}}, ids: int(seed) * 1_000_000}
@@ -129,12 +131,23 @@ func TestCrashSafety(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashWriterEnv+"="+path, crashWriterEnv+"_SEED="+strconv.Itoa(kill+1))
 		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// The kill falls while it writes, not while it starts: on a loaded
+		// machine a writer can take longer than the longest delay to
+		// migrate the store.
+		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "migrated\n" {
+			cmd.Process.Kill()
+			t.Fatalf("kill %d: the writer said %q, want it migrated", kill, line)
+		}
 		time.Sleep(time.Duration(50+r.Intn(400)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
+		err = cmd.Wait()
 		if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !status.Signaled() {
 			t.Fatalf("kill %d: the writer ended by itself before it was killed: %v", kill, err)
 		}

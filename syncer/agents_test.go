@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/importer"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
+	"github.com/sessionsearch/sessionsearch/syncer"
 )
 
 // backdate moves every file under dir an hour back, so that the stamps a
@@ -170,5 +172,143 @@ func TestSyncAgentDatabase(t *testing.T) {
 	must(t, os.Chtimes(path, old.Add(2*time.Minute), old.Add(2*time.Minute)))
 	if st := sync(t, s, path); st.Removed != 1 {
 		t.Fatalf("after deleting s2: %+v, want it removed", st)
+	}
+}
+
+// copyTree copies the files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	must(t, filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	}))
+}
+
+// importCount imports path into a new store and returns the events stored.
+func importCount(t *testing.T, path string) int64 {
+	t.Helper()
+	db := store(t)
+	sink, err := importer.NewSQLSink(context.Background(), db.DB, false)
+	must(t, err)
+	open := syncer.OpenReadOnly("sqlite3")
+	im := &importer.Importer{Sink: sink, OpenDB: func(p string) (*sql.DB, error) { return open(p, false) },
+		Report: func(p importer.Problem) { t.Errorf("import: %v", p) }}
+	plan, problems := importer.NewPlan([]string{path}, importer.PlanOptions{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, src := range plan.Sources {
+		must(t, im.Import(context.Background(), src))
+	}
+	must(t, sink.Close())
+	var n int64
+	must(t, db.DB.QueryRow(`SELECT count(*) FROM transcript_events`).Scan(&n))
+	return n
+}
+
+// docs/agents.md A8, A12: a store that is read again whole when it changes
+// (a Gemini CLI session file, an OpenCode database), as the real programs
+// wrote it after a turn and after a resume (agents/testdata/REAL.md): the
+// sync after the resume copies only the events the resume added, as many
+// as an import of the whole store stores beyond those of the first turn;
+// a store whose earlier records changed is copied again whole.
+func TestSyncRereadStoresCopyOnlyWhatIsNew(t *testing.T) {
+	real := func(parts ...string) string {
+		return filepath.Join(append([]string{"..", "agents", "testdata"}, parts...)...)
+	}
+	tests := []struct {
+		name         string
+		store        string // the path synced, under the temporary directory
+		turn1, after map[string]string
+		rewrite      string // a file of after whose first records a rewrite changes
+	}{
+		{"Gemini CLI, a resume in the same minute", ".gemini",
+			map[string]string{"tmp/proj/chats/session-2026-12-07T04-32-0d1ba4d8.jsonl": "11 lines of " +
+				real("gemini-cli-0.61.0", "same-minute", "tmp/proj/chats/session-2026-12-07T04-32-0d1ba4d8.jsonl")},
+			map[string]string{"tmp/proj/chats/session-2026-12-07T04-32-0d1ba4d8.jsonl": real("gemini-cli-0.61.0", "same-minute", "tmp/proj/chats/session-2026-12-07T04-32-0d1ba4d8.jsonl")},
+			"tmp/proj/chats/session-2026-12-07T04-32-0d1ba4d8.jsonl"},
+		{"Gemini CLI, a resume in a later minute", ".gemini",
+			map[string]string{"tmp/proj/chats/session-2026-12-07T04-27-38b44fb7.jsonl": "11 lines of " +
+				real("gemini-cli-0.61.0", "later-minute", "tmp/proj/chats/session-2026-12-07T04-27-38b44fb7.jsonl")},
+			map[string]string{
+				"tmp/proj/chats/session-2026-12-07T04-27-38b44fb7.jsonl": real("gemini-cli-0.61.0", "later-minute", "tmp/proj/chats/session-2026-12-07T04-27-38b44fb7.jsonl"),
+				"tmp/proj/chats/session-2026-12-07T04-31-38b44fb7.jsonl": real("gemini-cli-0.61.0", "later-minute", "tmp/proj/chats/session-2026-12-07T04-31-38b44fb7.jsonl"),
+			}, ""},
+		{"OpenCode", "opencode.db",
+			map[string]string{"": real("opencode-1.18.33", "turn1", "opencode.db")},
+			map[string]string{"": real("opencode-1.18.33", "turn2", "opencode.db")}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, tt.store)
+			if strings.HasPrefix(tt.name, "Gemini") {
+				copyTree(t, real("gemini-cli-0.61.0", "same-minute"), root)
+				must(t, os.RemoveAll(filepath.Join(root, "tmp", "proj", "chats")))
+			}
+			stamp := time.Now().Add(-time.Hour)
+			lay := func(files map[string]string) {
+				for rel, from := range files {
+					lines := 0
+					if n, rest, ok := strings.Cut(from, " lines of "); ok {
+						lines, _ = strconv.Atoi(n)
+						from = rest
+					}
+					data, err := os.ReadFile(from)
+					must(t, err)
+					if lines > 0 {
+						data = []byte(strings.Join(strings.SplitAfter(string(data), "\n")[:lines], ""))
+					}
+					to := filepath.Join(root, rel)
+					must(t, os.MkdirAll(filepath.Dir(to), 0o755))
+					must(t, os.WriteFile(to, data, 0o644))
+					must(t, os.Chtimes(to, stamp, stamp))
+				}
+				stamp = stamp.Add(time.Minute)
+			}
+			db := store(t)
+			s := newSyncer(t, db.DB, nil)
+			lay(tt.turn1)
+			first := sync(t, s, root)
+			stored := importCount(t, root)
+			if first.Sessions != 1 || first.Events != stored {
+				t.Fatalf("after turn 1: %+v, want 1 session and its %d events", first, stored)
+			}
+			lay(tt.after)
+			second := sync(t, s, root)
+			all := importCount(t, root)
+			if second.Sessions != 1 || second.Skipped != 0 || second.Events != all-stored || all <= stored {
+				t.Fatalf("after the resume: %+v, want the %d new events of 1 session (%d in all)", second, all-stored, all)
+			}
+			var n int64
+			must(t, db.DB.QueryRow(`SELECT count(*) FROM transcript_events`).Scan(&n))
+			if n != all {
+				t.Errorf("sync stored %d events, import %d", n, all)
+			}
+			if tt.rewrite == "" {
+				return
+			}
+			// An earlier record rewritten: the session is copied again whole.
+			path := filepath.Join(root, tt.rewrite)
+			data, err := os.ReadFile(path)
+			must(t, err)
+			must(t, os.WriteFile(path, []byte(strings.Replace(string(data), "alphaprompt", "alphaedited", 1)), 0o644))
+			must(t, os.Chtimes(path, stamp, stamp))
+			third := sync(t, s, root)
+			must(t, db.DB.QueryRow(`SELECT count(*) FROM transcript_events`).Scan(&n))
+			if third.Events != all || n != all {
+				t.Fatalf("after a rewrite: %+v, %d events stored; want the whole session (%d events) copied again in place of the old", third, n, all)
+			}
+		})
 	}
 }

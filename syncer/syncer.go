@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -154,8 +155,37 @@ type change struct {
 }
 
 func (c change) full() bool {
-	return c.u != nil && (c.old == nil || c.old.key != c.u.sess.Key || c.old.gen != c.u.gen || !c.old.resumable || c.u.end < c.old.position)
+	return c.u != nil && !c.rereads() &&
+		(c.old == nil || c.old.key != c.u.sess.Key || c.old.gen != c.u.gen || !c.old.resumable || c.u.end < c.old.position)
 }
+
+// rereads reports whether the change is another agent's transcript that
+// cannot resume (it is read again whole) whose session sync copied before:
+// copyUnit copies only the events after those stored, when the stored ones
+// are still its first events, byte for byte (docs/agents.md A12).
+func (c change) rereads() bool {
+	return c.u != nil && c.old != nil && c.u.rereadWhole() && c.old.kind == kindAgent && !c.old.resumable &&
+		c.old.key == c.u.sess.Key && c.old.tailHash.Valid
+}
+
+// rereadWhole: another agent's transcript that cannot resume. Its row's
+// tail hash is the hash of all the events stored (prefixHash), not of the
+// last.
+func (u *unit) rereadWhole() bool { return u.kind == kindAgent && !u.resumable }
+
+// prefixHash hashes the events of a transcript in order: the hash of the
+// first n events read again equals that of the n events stored when they
+// are the same.
+type prefixHash struct{ h hash.Hash64 }
+
+func newPrefixHash() prefixHash { return prefixHash{fnv.New64a()} }
+
+func (p prefixHash) add(event []byte) {
+	p.h.Write(event)
+	p.h.Write([]byte{'\n'}) // an event's JSON has no raw newline
+}
+
+func (p prefixHash) sum() int64 { return int64(p.h.Sum64()) }
 
 // sourceState is what a step learned about one source.
 type sourceState struct {
@@ -738,14 +768,48 @@ func (s *Syncer) applyOnce(ctx context.Context, g []change, st *Stats) error {
 	return tx.Commit()
 }
 
-// copyUnit writes one unit: a full copy, or the events after its watermark.
+// errRewritten: a transcript read again whole whose stored events are no
+// longer its first ones.
+var errRewritten = errors.New("rewritten")
+
+// copyUnit writes one unit: a full copy, or the events after its watermark,
+// or the events after those stored of a transcript read again whole.
 func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) error {
 	u := c.u
-	full := c.full()
+	full, reread := c.full(), c.rereads()
 	position, nextSeq := int64(-1), int64(0)
 	var tail sql.NullInt64
 	dec := importer.NewDecoder()
-	if !full {
+	// The events read again that are stored already: their hash is checked,
+	// they are not copied.
+	var stored int64
+	prefix := newPrefixHash()
+	rewritten := func() error {
+		// Copy it again whole.
+		del, err := s.stmt(ctx, tx, deleteSessionSQL)
+		if err != nil {
+			return err
+		}
+		if _, err := del.ExecContext(ctx, c.old.key); err != nil {
+			return err
+		}
+		old := *c.old
+		old.resumable, old.tailHash = false, sql.NullInt64{}
+		return s.copyUnit(ctx, tx, change{u: u, old: &old}, st)
+	}
+	if reread {
+		nextSeq, stored = c.old.nextSeq, c.old.nextSeq
+		if stored == 0 && prefix.sum() != c.old.tailHash.Int64 {
+			return rewritten()
+		}
+		up, err := s.stmt(ctx, tx, updateLinksSQL)
+		if err != nil {
+			return err
+		}
+		if _, err := up.ExecContext(ctx, u.sess.Values()...); err != nil {
+			return err
+		}
+	} else if !full {
 		position, nextSeq, tail = c.old.position, c.old.nextSeq, c.old.tailHash
 		if u.tail != nil && position >= 0 {
 			h, ok, err := u.tail(ctx, position)
@@ -753,18 +817,8 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 				return &skipError{source: u.source, unit: u.id, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
 			}
 			if !ok || !tail.Valid || h != tail.Int64 {
-				// The transcript was rewritten under the same generation:
-				// copy it again.
-				del, err := s.stmt(ctx, tx, deleteSessionSQL)
-				if err != nil {
-					return err
-				}
-				if _, err := del.ExecContext(ctx, c.old.key); err != nil {
-					return err
-				}
-				old := *c.old
-				old.resumable = false
-				return s.copyUnit(ctx, tx, change{u: u, old: &old}, st)
+				// The transcript was rewritten under the same generation.
+				return rewritten()
 			}
 		}
 		dec = importer.ResumeDecoder()
@@ -798,13 +852,16 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		return err
 	}
 	readFrom := position
-	if full {
+	if full || reread {
 		readFrom = -1
 	}
-	err = u.read(ctx, readFrom, func(pos int64, raw []byte, rec string, bad error, stored int64) error {
+	var seen int64 // the events read, stored or not
+	err = u.read(ctx, readFrom, func(pos int64, raw []byte, rec string, bad error, storedHash int64) error {
 		st.Bytes += int64(len(raw))
 		position = pos
-		tail = sql.NullInt64{Int64: stored, Valid: true}
+		if !u.rereadWhole() {
+			tail = sql.NullInt64{Int64: storedHash, Valid: true}
+		}
 		if bad == nil && len(raw) > importer.MaxLineBytes {
 			bad = importer.ErrLineTooLong
 		}
@@ -816,6 +873,16 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if err != nil {
 			s.report(importer.Problem{Path: u.source, Record: rec, Err: err})
 			return nil
+		}
+		if u.rereadWhole() {
+			prefix.add(raw)
+			seen++
+			if seen <= stored {
+				if seen == stored && prefix.sum() != c.old.tailHash.Int64 {
+					return errRewritten
+				}
+				return nil
+			}
 		}
 		if err := createSession(); err != nil {
 			return storeError{err}
@@ -830,6 +897,12 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 	var se storeError
 	if errors.As(err, &se) {
 		return se.err
+	}
+	if errors.Is(err, errRewritten) || (err == nil && seen < stored) {
+		return rewritten()
+	}
+	if u.rereadWhole() {
+		tail = sql.NullInt64{Int64: prefix.sum(), Valid: true}
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,0 +1,168 @@
+package agents
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sessionsearch/sessionsearch/internal/scriptmodel"
+)
+
+// agents are the programs the test drives, each with what it needs to run
+// offline against the scripted model (docs/contributing.md).
+var agents = []Agent{
+	claudeCode("2.1.197"),
+	claudeCode("2.1.332"),
+	codex,
+	gemini,
+	opencode,
+	openclaw,
+}
+
+// Claude Code: a native program; ANTHROPIC_BASE_URL points it at the model
+// (Anthropic's Messages API); -p runs one turn, --continue resumes the
+// latest session of the directory.
+func claudeCode(version string) Agent {
+	return Agent{
+		Name:    "claude-code-" + version,
+		Store:   "claude-code",
+		Program: nativeProgram("claude-code-"+version, "@anthropic-ai/claude-code-linux-x64", version, "claude"),
+		Read: func(path string) scriptmodel.Call {
+			return scriptmodel.Call{Name: "Read", Args: map[string]any{"file_path": path}}
+		},
+		Setup: func(t *testing.T, r *Run) []string {
+			return []string{"ANTHROPIC_BASE_URL=" + r.Model, "ANTHROPIC_API_KEY=sk-scripted",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+		},
+		Args: func(prompt string, resume bool) []string {
+			if resume {
+				return []string{"-p", "--continue", prompt}
+			}
+			return []string{"-p", prompt}
+		},
+	}
+}
+
+// Codex CLI: its Node wrapper runs the native program of its platform
+// package; a model provider in ~/.codex/config.toml with the model's
+// base_url (OpenAI's Responses API). It reads a file with its shell tool,
+// exec_command; exec resume --last resumes.
+var codex = Agent{
+	Name:    "codex-0.171.0",
+	Store:   "codex",
+	Program: nodeProgram(filepath.Join(modules, "@openai/codex/bin/codex.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "exec_command", Args: map[string]any{"cmd": "cat " + path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeFile(t, filepath.Join(r.Home, ".codex", "config.toml"), `model = "scripted"
+model_provider = "scripted"
+
+[model_providers.scripted]
+name = "scripted"
+base_url = "`+r.Model+`/v1"
+wire_api = "responses"
+`)
+		return nil
+	},
+	Args: func(prompt string, resume bool) []string {
+		if resume {
+			return []string{"exec", "--skip-git-repo-check", "resume", "--last", prompt}
+		}
+		return []string{"exec", "--skip-git-repo-check", prompt}
+	},
+}
+
+// Gemini CLI: GOOGLE_GEMINI_BASE_URL points its Gemini API client at the
+// model, with the API key sign-in chosen in settings.json and the project
+// trusted; a named model skips its routing classifier. --yolo lets it read
+// without asking; --resume latest resumes. It names a session's file by the
+// minute it starts, so the resume waits for the next minute: then it
+// writes a second file for the session, as it does after nearly every real
+// resume (docs/agents/gemini.md AG12).
+var gemini = Agent{
+	Name:    "gemini-cli-0.61.0",
+	Store:   "gemini",
+	Program: nodeProgram(filepath.Join(modules, "@google/gemini-cli/bundle/gemini.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read_file", Args: map[string]any{"file_path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".gemini", "settings.json"),
+			map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+		return []string{"GEMINI_API_KEY=scripted", "GOOGLE_GEMINI_BASE_URL=" + r.Model, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--yolo", "-m", "gemini-2.5-pro"}
+		if resume {
+			args = append(args, "--resume", "latest")
+		}
+		return append(args, "-p", prompt)
+	},
+	BeforeResume: func(t *testing.T, r *Run) {
+		now := time.Now()
+		time.Sleep(now.Truncate(time.Minute).Add(time.Minute + time.Second).Sub(now))
+	},
+}
+
+// OpenCode: the native program of opencode-ai's Linux x64 package (what its
+// install script links; package.json says why it is a dependency of its
+// own); an OpenAI-compatible provider (bundled in it)
+// with the model's baseURL in ~/.config/opencode/opencode.json (Chat
+// Completions; the model's reasoning_content is its thinking). The
+// OPENCODE_DISABLE_* variables keep it from fetching models, plugins and
+// updates; run --continue resumes.
+var opencode = Agent{
+	Name:    "opencode-1.18.33",
+	Store:   "opencode",
+	Program: nativeProgram("", "opencode-linux-x64", "1.18.33", "bin/opencode"),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read", Args: map[string]any{"filePath": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".config", "opencode", "opencode.json"), map[string]any{
+			"provider": map[string]any{"scripted": map[string]any{
+				"npm": "@ai-sdk/openai-compatible", "name": "Scripted",
+				"options": map[string]any{"baseURL": r.Model + "/v1", "apiKey": "scripted"},
+				"models":  map[string]any{"scripted": map[string]any{"name": "Scripted", "reasoning": true, "tool_call": true}},
+			}},
+			"model": "scripted/scripted", "autoupdate": false, "share": "disabled",
+		})
+		return []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+			"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		if resume {
+			return []string{"run", "--continue", prompt}
+		}
+		return []string{"run", prompt}
+	},
+}
+
+// OpenClaw: tests/openclaw's, on its Node.js 24; a provider of the
+// openai-completions kind with the model's baseUrl in
+// ~/.openclaw/openclaw.json. agent --local runs a turn of the main agent's
+// session, and the next one continues it.
+var openclaw = Agent{
+	Name:    "openclaw-2026.9.6",
+	Store:   "openclaw",
+	Program: nodeProgram(filepath.Join(openclawModules, "openclaw/openclaw.mjs")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read", Args: map[string]any{"path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".openclaw", "openclaw.json"), map[string]any{
+			"models": map[string]any{"providers": map[string]any{"scripted": map[string]any{
+				"baseUrl": r.Model + "/v1", "apiKey": "scripted", "api": "openai-completions",
+				"models": []any{map[string]any{"id": "scripted", "name": "Scripted", "reasoning": true, "input": []string{"text"},
+					"cost":          map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+					"contextWindow": 128000, "maxTokens": 4000}},
+			}}},
+			"agents": map[string]any{"defaults": map[string]any{"model": map[string]any{"primary": "scripted/scripted"}}},
+		})
+		return nil
+	},
+	Args: func(prompt string, resume bool) []string {
+		return []string{"agent", "--local", "--agent", "main", "--message", prompt}
+	},
+}

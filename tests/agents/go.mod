@@ -1,0 +1,7 @@
+module github.com/sessionsearch/sessionsearch/tests/agents
+
+go 1.26.8
+
+require github.com/sessionsearch/sessionsearch v0.0.0
+
+replace github.com/sessionsearch/sessionsearch => ../..
