@@ -5,8 +5,8 @@
  * as much as tokenizing a word, so this file keeps every crossing coarse: one
  * call into Go per document tokenized (tokens come back in one batch and a C
  * loop hands them to FTS5 once Go has returned), one per SQL function call.
- * What: the FTS5 tokenizer `sessionsearch`, the FTS5 auxiliary function
- * `sessionsearch_snippet`, and the SQL functions of the registration table in
+ * What: the FTS5 tokenizer `sessionsearch`, the FTS5 auxiliary functions
+ * `sessionsearch_snippet` and `sessionsearch_coverage`, and the SQL functions of the registration table in
  * extension.go, each a trampoline into Go.
  * Build: compiled by cgo into the loadable extension (extension/loadable,
  * -buildmode=c-shared) and into the Go driver (static, auto-extension).
@@ -184,6 +184,49 @@ static void ss_snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
   sqlite3_free(ranges);
   sqlite3_free(offs.start);
   sqlite3_free(offs.end);
+}
+
+/* ---- FTS5 auxiliary function: sessionsearch_coverage(tbl, groups) -------
+ *
+ * Which words of a relaxed search a row holds (docs/search.md Q23). groups
+ * is a blob with one byte per phrase of the MATCH expression, in FTS5's
+ * order: the index of the word the phrase spells (0..63), with 0x80 set when
+ * the phrase is another form of the word rather than the word itself, or
+ * 0xff for a phrase that counts for nothing. The result packs, from the high
+ * bits: 6 bits, how many words the row holds in any form; 6 bits, how many
+ * it holds as written; 24 bits, the mask of words held in any form; 24 bits,
+ * the mask of words held as written (words past the 24th count but have no
+ * bit). Package ranking reads it (ranking.Coverage); ORDER BY cov >> 48 DESC
+ * puts the rows that hold more words first. */
+static void ss_coverage(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                        sqlite3_value **apVal) {
+  if (nVal != 1) {
+    sqlite3_result_error(ctx, "sessionsearch_coverage: expected (table, groups)", -1);
+    return;
+  }
+  const unsigned char *groups = sqlite3_value_blob(apVal[0]);
+  int nGroups = sqlite3_value_bytes(apVal[0]);
+  int nPhrase = api->xPhraseCount(fts);
+  sqlite3_uint64 any = 0, exact = 0;
+  for (int p = 0; p < nPhrase && p < nGroups; p++) {
+    int g = groups[p];
+    if (g == 0xff) continue;
+    int word = g & 0x3f;
+    sqlite3_uint64 bit = (sqlite3_uint64)1 << word;
+    if ((any & bit) && (exact & bit || (g & 0x80))) continue; /* nothing to learn */
+    Fts5PhraseIter it;
+    int iCol = -1, iOff = -1;
+    int rc = api->xPhraseFirst(fts, p, &it, &iCol, &iOff);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    if (iCol < 0) continue;
+    any |= bit;
+    if (!(g & 0x80)) exact |= bit;
+  }
+  sqlite3_int64 nAny = __builtin_popcountll(any), nExact = __builtin_popcountll(exact);
+  sqlite3_result_int64(ctx, (nAny << 54) | (nExact << 48) | ((any & 0xffffff) << 24) | (exact & 0xffffff));
 }
 
 /* ---- SQL functions ----------------------------------------------------- */
@@ -373,6 +416,7 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
   }
   int rc = fts->xCreateTokenizer(fts, "sessionsearch", 0, &ss_tokenizer_methods, 0);
   if (rc == SQLITE_OK) rc = fts->xCreateFunction(fts, "sessionsearch_snippet", 0, ss_snippet, 0);
+  if (rc == SQLITE_OK) rc = fts->xCreateFunction(fts, "sessionsearch_coverage", 0, ss_coverage, 0);
   if (rc != SQLITE_OK) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register with FTS5: %s", sqlite3_errstr(rc));
     return rc;
@@ -468,6 +512,7 @@ int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const c
 int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
   return sqlite3_bind_text(s, i, p ? p : "", n, SQLITE_TRANSIENT);
 }
+int ss_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) { return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT); }
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) { return sqlite3_bind_int64(s, i, v); }
 int ss_bind_double(sqlite3_stmt *s, int i, double v) { return sqlite3_bind_double(s, i, v); }
 int ss_bind_null(sqlite3_stmt *s, int i) { return sqlite3_bind_null(s, i); }

@@ -14,6 +14,7 @@ import (
 	"runtime/cgo"
 	"unsafe"
 
+	"github.com/sessionsearch/sessionsearch/query"
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/store"
@@ -97,25 +98,28 @@ type connState struct {
 		opts sqlfuncs.SearchOptions
 		ok   bool
 	}
-	// lastMatch: the last query sessions_match turned into an expression.
-	lastMatch struct {
-		query, expr string
-		prefix, ok  bool
+	// lastPlan: the last query planned (package query), reused: a search
+	// plans its query, and then its statement's sessions_match and
+	// sessions_snippet ask again.
+	lastPlan struct {
+		text       string
+		prefix, ok bool
+		plan       *searchPlan
 	}
 }
 
-// matchExpr is sqlfuncs.MatchExpr with the connection's tokenizer test,
-// reusing the last result: sessions_search asks for its query's expression,
-// and then its statement's sessions_match asks again.
-func (st *connState) matchExpr(query string, prefix bool) (string, error) {
-	if last := &st.lastMatch; last.ok && last.query == query && last.prefix == prefix {
-		return last.expr, nil
+// plan returns the plan of a query, reusing the last one.
+func (st *connState) plan(text string, prefix bool) (*searchPlan, error) {
+	if last := &st.lastPlan; last.ok && last.text == text && last.prefix == prefix {
+		return last.plan, nil
 	}
-	expr, err := sqlfuncs.MatchExpr(query, prefix, hasTokens)
-	if err == nil {
-		st.lastMatch.query, st.lastMatch.prefix, st.lastMatch.expr, st.lastMatch.ok = query, prefix, expr, true
+	q, err := query.Parse(text, prefix)
+	if err != nil {
+		return nil, err
 	}
-	return expr, err
+	p := &searchPlan{Plan: query.NewPlan(q)}
+	st.lastPlan.text, st.lastPlan.prefix, st.lastPlan.plan, st.lastPlan.ok = text, prefix, p, true
+	return p, nil
 }
 
 // searchOptions parses sessions_search's options, reusing the last parse
@@ -329,14 +333,6 @@ func (c *call) maxChars(i int) (int64, error) {
 	return n, err
 }
 
-// hasTokens reports whether a query term leaves any token after folding.
-func hasTokens(term string) bool {
-	out := outputs.Get()
-	defer outputs.Put(out)
-	tokenizer.Options{}.Tokenize([]byte(term), true, out)
-	return len(out.Tokens) > 0
-}
-
 // fnMatch: sessions_match(query [, prefix]).
 func fnMatch(c *call) error {
 	if err := c.argCount(1, 2, "(query [, prefix])"); err != nil {
@@ -350,11 +346,11 @@ func fnMatch(c *call) error {
 		}
 		prefix = v != 0
 	}
-	expr, err := c.state.matchExpr(c.text(0), prefix)
+	p, err := c.state.plan(c.text(0), prefix)
 	if err != nil {
 		return err
 	}
-	c.resultText(expr)
+	c.resultText(p.All)
 	return nil
 }
 

@@ -8,9 +8,13 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 	"runtime/cgo"
 	"unsafe"
 
+	"github.com/sessionsearch/sessionsearch/query"
+	"github.com/sessionsearch/sessionsearch/ranking"
 	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 	"github.com/sessionsearch/sessionsearch/store"
@@ -165,12 +169,55 @@ func (c *call) boundDecision(i int) *store.Decision {
 	return cgo.Handle(h).Value().(*store.Decision)
 }
 
-// snippetQuery is the phrases of sessions_snippet's query, kept for the
-// rest of the statement on its query argument.
-type snippetQuery struct {
-	query   string
-	prefix  bool
+// searchPlan is a query's plan (package query) with what the connection
+// derives from it once: the phrases snippets centre on.
+type searchPlan struct {
+	query.Plan
 	phrases []sqlfuncs.Phrase
+	tokened bool
+}
+
+// snippetPhrases returns the phrases of the plan's snippet terms, in the
+// tokens of the store's tokenizer.
+func (p *searchPlan) snippetPhrases() []sqlfuncs.Phrase {
+	if !p.tokened {
+		p.phrases, p.tokened = tokenPhrases(p.SnippetTerms()), true
+	}
+	return p.phrases
+}
+
+// tokenPhrases returns the phrases of query terms, in the tokens of the
+// store's tokenizer.
+func tokenPhrases(terms []query.Term) []sqlfuncs.Phrase {
+	out := outputs.Get()
+	defer outputs.Put(out)
+	tokens := outputTokens{out}
+	var toks []sqlfuncs.Token
+	return sqlfuncs.Phrases(terms, func(term string) []sqlfuncs.Token {
+		tokenizer.Options{}.Tokenize([]byte(term), true, out)
+		toks = toks[:0]
+		for i := range tokens.Len() {
+			toks = append(toks, tokens.At(i))
+		}
+		return toks
+	})
+}
+
+// snippet cuts the snippet of a text found by the plan (docs/search.md
+// Q14): the masked window of at most maxChars characters around its
+// matches, the plan's phrases and the extra ones (the words' forms a
+// search found).
+func (p *searchPlan) snippet(text string, maxChars int, extra []sqlfuncs.Phrase) string {
+	phrases := p.snippetPhrases()
+	if len(extra) > 0 {
+		phrases = append(phrases[:len(phrases):len(phrases)], extra...)
+	}
+	out := outputs.Get()
+	defer outputs.Put(out)
+	return sqlfuncs.SnippetOf(text, maxChars, func() []sqlfuncs.Range {
+		tokenizer.Options{}.Tokenize(unsafe.Slice(unsafe.StringData(text), len(text)), false, out)
+		return sqlfuncs.Matches(outputTokens{out}, phrases)
+	})
 }
 
 // fnSessionsSnippet: sessions_snippet(text, query, prefix, max_chars) →
@@ -186,7 +233,7 @@ func fnSessionsSnippet(c *call) error {
 		c.resultNull()
 		return nil
 	}
-	query, prefix := c.text(1), false
+	prefix := false
 	if !c.isNull(2) {
 		v, err := c.int(2, "prefix")
 		if err != nil {
@@ -194,34 +241,14 @@ func fnSessionsSnippet(c *call) error {
 		}
 		prefix = v != 0
 	}
-	out := outputs.Get()
-	defer outputs.Put(out)
-	tokens := outputTokens{out}
-	q, ok := c.auxdata(1).(*snippetQuery)
-	if !ok || q.query != query || q.prefix != prefix {
-		var terms []sqlfuncs.Token
-		phrases, err := sqlfuncs.Phrases(query, prefix, func(term string) []sqlfuncs.Token {
-			tokenizer.Options{}.Tokenize([]byte(term), true, out)
-			terms = terms[:0]
-			for i := range tokens.Len() {
-				terms = append(terms, tokens.At(i))
-			}
-			return terms
-		})
-		if err != nil {
-			return err
-		}
-		q = &snippetQuery{query, prefix, phrases}
-		c.setAuxdata(1, q)
+	p, err := c.state.plan(c.text(1), prefix)
+	if err != nil {
+		return err
 	}
 	// The text is read in place: a message can be megabytes, and nothing
 	// here keeps it past the call.
 	b := c.textBytes(0)
-	text := unsafe.String(unsafe.SliceData(b), len(b))
-	c.resultText(sqlfuncs.SnippetOf(text, int(maxChars), func() []sqlfuncs.Range {
-		tokenizer.Options{}.Tokenize(b, false, out)
-		return sqlfuncs.Matches(tokens, q.phrases)
-	}))
+	c.resultText(p.snippet(unsafe.String(unsafe.SliceData(b), len(b)), int(maxChars), nil))
 	return nil
 }
 
@@ -235,8 +262,8 @@ func (t outputTokens) At(i int) sqlfuncs.Token {
 	return sqlfuncs.Token{Text: t.o.Text(k), Start: int(k.Start), End: int(k.End), Colocated: k.Flags&tokenizer.Colocated != 0}
 }
 
-// SearchSQL is the single SELECT behind sessions_search (store.SearchSQL),
-// under the name docs/search.md gives it.
+// SearchSQL is the single SELECT behind sessions_search's exact tier
+// (store.SearchSQL), under the name docs/search.md gives it.
 var SearchSQL = store.SearchSQL
 
 // fnSessionsSearch: sessions_search(query, options_json) → JSON.
@@ -245,7 +272,7 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	expr, err := c.state.matchExpr(c.text(0), opts.Prefix)
+	plan, err := c.state.plan(c.text(0), opts.Prefix)
 	if err != nil {
 		return err
 	}
@@ -259,25 +286,25 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	visible := d.Visible
 	if opts.SessionKey != "" {
 		exists, err := d.Exists(db, opts.SessionKey)
 		if err != nil {
 			return err
 		}
-		if !visible(opts.SessionKey) || !exists {
+		if !d.Visible(opts.SessionKey) || !exists {
 			return fmt.Errorf("no session %q visible to %q", opts.SessionKey, opts.Caller)
 		}
 	}
+	if d, err = d.Filtered(db, store.SessionFilter{Agents: opts.Agent, Kinds: opts.Kind, Exclude: opts.Exclude}); err != nil {
+		return err
+	}
 	var results []sqlfuncs.SearchHit
-	if expr != sqlfuncs.MatchNothing {
-		if results, err = searchHits(c.state, db, c.text(0), opts, d); err != nil {
+	truncated := false
+	if plan.All != query.MatchNothing {
+		s := &searcher{state: c.state, db: db, text: c.text(0), plan: plan, opts: opts, d: d}
+		if results, truncated, err = s.run(); err != nil {
 			return err
 		}
-	}
-	truncated := len(results) > opts.Limit
-	if truncated {
-		results = results[:opts.Limit]
 	}
 	indexing, err := d.Pending(db, opts.SessionKey)
 	if err != nil {
@@ -287,38 +314,331 @@ func fnSessionsSearch(c *call) error {
 	return nil
 }
 
-// searchHits runs SearchSQL (or recentSQL) for up to Limit+1 hits, the one
-// more telling whether the results were cut. :options is the search's
+// searcher runs one search: the tiers of its plan (docs/search.md Q23),
+// ranked by package ranking.
+type searcher struct {
+	state *connState
+	db    conn
+	text  string
+	plan  *searchPlan
+	opts  sqlfuncs.SearchOptions
+	d     *store.Decision
+	texts map[int64]string // masked texts read, by rowid
+	// formPhrases are the phrases of the words' other forms, once looked up.
+	formPhrases []sqlfuncs.Phrase
+}
+
+
+// maxForms bounds the other forms of a word a search adds, and
+// maxVocabulary the terms of the index it reads to find them.
+const (
+	maxForms      = 16
+	maxVocabulary = 400
+)
+
+// forms looks up the other forms of each word of the plan in the index's
+// vocabulary (docs/search.md Q24): terms that start as the word and its
+// stem do, with the word's stem. It returns their FTS5 strings, by word.
+// A store without the vocabulary table (a schema before it) has no forms.
+func (s *searcher) forms() ([][]string, error) {
+	out := make([][]string, len(s.plan.Words))
+	var terms []query.Term
+	for i, w := range s.plan.Words {
+		prefix := w.FormPrefix()
+		if prefix == "" {
+			continue
+		}
+		st, done, err := s.state.keptStatement(s.db, store.VocabularySQL)
+		if err != nil {
+			if strings.Contains(err.Error(), "no such table") {
+				return out, nil // a schema before the vocabulary: no forms until sessionsearch_migrate()
+			}
+			return nil, err
+		}
+		err = st.each(func(r store.Row) error {
+			if term := r.Text(0); len(out[i]) < maxForms && w.IsForm(term) {
+				out[i] = append(out[i], `"`+term+`"`)
+				terms = append(terms, query.Term{Text: term})
+			}
+			return nil
+		}, prefix, prefix+string(utf8.MaxRune), maxVocabulary)
+		done()
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.formPhrases = tokenPhrases(terms)
+	return out, nil
+}
+
+// How many candidates a ranked search reads from each tier: enough for
+// the limit and the near-identical hits it may fold, and, for sessions,
+// enough hits to score the sessions on.
+const (
+	messageCandidates = 3
+	sessionCandidates = 500
+)
+
+// filters are the parameters every tier's statement takes.
+func (s *searcher) filters() named {
+	project, projectDir := s.opts.SQLProject()
+	var session, role any
+	if s.opts.SessionKey != "" {
+		session = s.opts.SessionKey
+	}
+	if s.opts.Role != "" {
+		role = s.opts.Role
+	}
+	return named{":caller": s.opts.Caller, ":session": session, ":after": s.opts.SQLAfter(), ":before": s.opts.SQLBefore(),
+		":project": project, ":project_dir": projectDir, ":role": role}
+}
+
+// run returns the results and whether more matched.
+func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
+	grouped := s.opts.Group == sqlfuncs.GroupSession
+	if !grouped && s.opts.Order != sqlfuncs.OrderBlend {
+		// The common case: the exact tier alone fills the limit, and its
+		// statement (SearchSQL) does it with snippets.
+		hits, err := s.exact()
+		if err != nil || len(hits) > s.opts.Limit && !twins(hits) {
+			return hits[:min(len(hits), s.opts.Limit)], err == nil, err
+		}
+	}
+	var forms [][]string
+	if !s.opts.Exact {
+		var err error
+		if forms, err = s.forms(); err != nil {
+			return nil, false, err
+		}
+	}
+	weights, err := s.weights(forms)
+	if err != nil {
+		return nil, false, err
+	}
+	want := (s.opts.Limit + 1) * messageCandidates
+	if grouped {
+		want = max(sessionCandidates, s.opts.Limit*s.opts.PerSession*messageCandidates)
+	}
+	hits, err := s.candidates(s.plan.All, nil, true, want)
+	if err != nil {
+		return nil, false, err
+	}
+	// Grouped results always look further than the exact tier: a session is
+	// scored on the words all its messages hold (Q27).
+	if !s.opts.Exact && (grouped || len(hits) < want) {
+		if expr, groups := s.plan.Relaxed(forms); expr != "" {
+			more, err := s.candidates(expr, groups, false, want)
+			if err != nil {
+				return nil, false, err
+			}
+			seen := make(map[int64]bool, len(hits))
+			for _, h := range hits {
+				seen[h.RowID] = true
+			}
+			for _, h := range more {
+				if !seen[h.RowID] {
+					hits = append(hits, h)
+				}
+			}
+		}
+	}
+	ranking.Order(hits, weights, s.opts.Order)
+	var readErr error
+	vocabularies := map[int64]ranking.Vocabulary{}
+	vocabulary := func(rowid int64) ranking.Vocabulary {
+		if v, ok := vocabularies[rowid]; ok {
+			return v
+		}
+		text, err := s.content(rowid)
+		if err != nil && readErr == nil {
+			readErr = err
+		}
+		v := ranking.VocabularyOf(text)
+		vocabularies[rowid] = v
+		return v
+	}
+	var shown []ranking.Hit
+	var scores []float64
+	truncated := false
+	if grouped {
+		sessions := ranking.Group(hits, weights)
+		truncated = len(sessions) > s.opts.Limit
+		for _, sess := range sessions[:min(len(sessions), s.opts.Limit)] {
+			for _, h := range ranking.Collapse(sess.Hits, s.opts.PerSession, vocabulary) {
+				shown = append(shown, h)
+				scores = append(scores, sess.Score)
+			}
+		}
+	} else {
+		shown = ranking.Collapse(hits, s.opts.Limit+1, vocabulary)
+		truncated = len(shown) > s.opts.Limit
+		shown = shown[:min(len(shown), s.opts.Limit)]
+	}
+	if readErr != nil {
+		return nil, false, readErr
+	}
+	words := len(s.plan.Words)
+	results := make([]sqlfuncs.SearchHit, len(shown))
+	for i, h := range shown {
+		text, err := s.content(h.RowID)
+		if err != nil {
+			return nil, false, err
+		}
+		r := sqlfuncs.SearchHit{SessionKey: h.SessionKey, MessageID: h.MessageID, Role: h.Role, Timestamp: h.Timestamp,
+			Snippet: s.plan.snippet(text, s.opts.SnippetChars, s.formPhrases), Score: h.Score, Match: h.Match(words), Repeats: h.Repeats}
+		if r.Match != ranking.MatchAll {
+			for _, w := range h.Held(words) {
+				r.Words = append(r.Words, s.plan.Words[w].Text)
+			}
+		}
+		if grouped {
+			r.SessionScore = scores[i]
+		}
+		results[i] = r
+	}
+	return results, truncated, nil
+}
+
+// statsCap bounds the matches a search counts to weigh a word: a word in
+// more messages than that is common, and counted as being in that many.
+const statsCap = 20000
+
+// weights returns what each word of the plan is worth (ranking.Weights):
+// its messages and sessions, counted up to statsCap, of the store's.
+func (s *searcher) weights(forms [][]string) (ranking.Weights, error) {
+	var N, S int64
+	err := s.db.Query(store.StatsSQL, func(r store.Row) error {
+		N, S = store.RowCount([]byte(r.Text(0))), r.Int(1)
+		return nil
+	})
+	if err != nil {
+		return ranking.Weights{}, err
+	}
+	messages := make([]int64, len(s.plan.Words))
+	sessions := make([]int64, len(s.plan.Words))
+	for i, w := range s.plan.Words {
+		alts := w.Phrases()
+		if i < len(forms) {
+			alts = append(alts, forms[i]...)
+		}
+		st, done, err := s.state.keptStatement(s.db, store.WordStatsSQL)
+		if err != nil {
+			return ranking.Weights{}, err
+		}
+		err = st.each(func(r store.Row) error {
+			messages[i], sessions[i] = r.Int(0), r.Int(1)
+			return nil
+		}, strings.Join(alts, " OR "), statsCap)
+		done()
+		if err != nil {
+			return ranking.Weights{}, err
+		}
+	}
+	return ranking.NewWeights(max(N, statsCap), max(S, 1), messages, sessions), nil
+}
+
+// twins reports whether two hits of the exact tier may be near-identical
+// (ranking.Twins): then the ranked path reads their texts to fold them.
+func twins(hits []sqlfuncs.SearchHit) bool {
+	for i := range hits {
+		for j := range i {
+			a, b := hits[i], hits[j]
+			if ranking.Twins(ranking.Hit{SessionKey: a.SessionKey, Role: a.Role, Score: a.Score},
+				ranking.Hit{SessionKey: b.SessionKey, Role: b.Role, Score: b.Score}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exact runs SearchSQL (or RecentSQL) for up to Limit+1 hits, the one more
+// telling whether the results were cut. :options is the search's
 // visibility decision itself, as a pointer value.
-func searchHits(state *connState, db conn, query string, opts sqlfuncs.SearchOptions, d *store.Decision) ([]sqlfuncs.SearchHit, error) {
+func (s *searcher) exact() ([]sqlfuncs.SearchHit, error) {
 	sql := store.SearchSQL
-	if opts.Order == sqlfuncs.OrderRecent {
+	if s.opts.Order == sqlfuncs.OrderRecent {
 		sql = store.RecentSQL
 	}
-	project, projectDir := opts.SQLProject()
-	var session any
-	if opts.SessionKey != "" {
-		session = opts.SessionKey
-	}
-	s, done, err := state.keptStatement(db, sql)
+	st, done, err := s.state.keptStatement(s.db, sql)
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.bindDecision(":options", d)
+	release, err := st.bindDecision(":options", s.d)
 	if err != nil {
 		done()
 		return nil, err
 	}
 	// The handle goes after the statement has let go of it.
 	defer func() { done(); release() }()
+	args := s.filters()
+	args[":query"], args[":prefix"], args[":limit"], args[":snippet_chars"] = s.text, s.opts.Prefix, s.opts.Limit+1, s.opts.SnippetChars
 	var hits []sqlfuncs.SearchHit
-	err = s.each(func(store.Row) error {
-		hits = append(hits, sqlfuncs.SearchHit{SessionKey: s.Text(0), MessageID: s.Text(1),
-			Role: s.Text(2), Timestamp: s.Int(3), Snippet: s.Text(4), Score: s.Float(5)})
+	err = st.each(func(store.Row) error {
+		hits = append(hits, sqlfuncs.SearchHit{SessionKey: st.Text(0), MessageID: st.Text(1),
+			Role: st.Text(2), Timestamp: st.Int(3), Snippet: st.Text(4), Score: st.Float(5), Match: ranking.MatchAll})
 		return nil
-	}, named{":query": query, ":prefix": opts.Prefix, ":session": session, ":after": opts.SQLAfter(), ":before": opts.SQLBefore(), ":project": project, ":project_dir": projectDir,
-		":caller": opts.Caller, ":limit": opts.Limit + 1, ":snippet_chars": opts.SnippetChars})
+	}, args)
 	return hits, err
+}
+
+// candidates runs CandidatesSQL for an expression of the plan: up to n
+// matches with their scores and coverage. exact marks the rows of the
+// exact tier, which hold every word.
+func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]ranking.Hit, error) {
+	sql := store.CandidatesSQL
+	if s.opts.Order == sqlfuncs.OrderRecent {
+		sql = store.RecentCandidatesSQL
+	}
+	st, done, err := s.state.keptStatement(s.db, sql)
+	if err != nil {
+		return nil, err
+	}
+	release, err := st.bindDecision(":options", s.d)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	defer func() { done(); release() }()
+	args := s.filters()
+	args[":expr"], args[":groups"], args[":candidates"] = expr, blob(groups), n
+	var hits []ranking.Hit
+	full := ranking.Full(len(s.plan.Words))
+	err = st.each(func(store.Row) error {
+		h := ranking.Hit{RowID: st.Int(0), SessionKey: st.Text(1), MessageID: st.Text(2), Role: st.Text(3),
+			Timestamp: st.Int(4), Score: st.Float(5), Cov: ranking.Coverage(st.Int(6)), Exact: exact}
+		if exact {
+			h.Cov = full
+		}
+		hits = append(hits, h)
+		return nil
+	}, args)
+	return hits, err
+}
+
+// content returns the masked text of a searchable message, read once per
+// search.
+func (s *searcher) content(rowid int64) (string, error) {
+	if t, ok := s.texts[rowid]; ok {
+		return t, nil
+	}
+	st, done, err := s.state.keptStatement(s.db, store.ContentSQL)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	text := ""
+	err = st.each(func(r store.Row) error {
+		text = r.Text(0)
+		return nil
+	}, rowid)
+	if err == nil {
+		if s.texts == nil {
+			s.texts = map[int64]string{}
+		}
+		s.texts[rowid] = text
+	}
+	return text, err
 }
 
 // fnSessionsHistory: sessions_history(session_key, options_json) → JSON.

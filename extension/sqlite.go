@@ -244,6 +244,9 @@ func (c conn) prepare(sql string) (*stmt, error) {
 // of bind.
 type named map[string]any
 
+// blob is bound as a BLOB ([]byte is bound as text).
+type blob []byte
+
 // bind binds args to the parameters ?1, ?2, ..., or a named to its names.
 func (s *stmt) bind(args ...any) error {
 	if len(args) == 1 {
@@ -292,6 +295,12 @@ func (s *stmt) bindAt(i int, a any) error {
 		rc = C.ss_bind_null(s.s, n)
 	case string:
 		rc = C.ss_bind_text(s.s, n, (*C.char)(unsafe.Pointer(unsafe.StringData(v))), C.int(len(v)))
+	case blob:
+		var p unsafe.Pointer
+		if len(v) > 0 {
+			p = unsafe.Pointer(&v[0])
+		}
+		rc = C.ss_bind_blob(s.s, n, p, C.int(len(v)))
 	case []byte:
 		var p *C.char
 		if len(v) > 0 {

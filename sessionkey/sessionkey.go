@@ -107,3 +107,38 @@ func Derived(agentID, sessionID, lineage string) string {
 	}
 	return Scope(agentID, "session:"+sessionID)
 }
+
+// Kinds of session (docs/search.md Q29).
+const (
+	KindMain      = "main"      // a person's session with an agent
+	KindSpawned   = "spawned"   // a sub-agent's: spawned by another session
+	KindAutomated = "automated" // a cron or scheduled run
+)
+
+// Kind says what a session is, from its key and whether it names the
+// session that spawned it (spawned_by or parent_session_key):
+//
+//   - automated: OpenClaw's cron runs, "agent:<id>:cron:<job>..." (the part
+//     after the agent id is "cron", in any case);
+//   - spawned: a session with a spawning link, or whose key has a part
+//     "subagent" (OpenClaw's "agent:<id>:subagent:<uuid>", with or without
+//     its link stored);
+//   - main: every other session.
+func Kind(key string, linked bool) string {
+	k := Parse(key)
+	if k.Scoped {
+		first, _, _ := strings.Cut(k.Rest, ":")
+		if strings.EqualFold(first, "cron") {
+			return KindAutomated
+		}
+	}
+	if linked {
+		return KindSpawned
+	}
+	for part := range strings.SplitSeq(key, ":") {
+		if strings.EqualFold(part, "subagent") {
+			return KindSpawned
+		}
+	}
+	return KindMain
+}

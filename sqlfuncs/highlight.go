@@ -2,8 +2,8 @@ package sqlfuncs
 
 import (
 	"bytes"
-	"strings"
-	"unicode"
+
+	"github.com/sessionsearch/sessionsearch/query"
 )
 
 // Where a query matches in a text: the byte ranges a snippet is centred on
@@ -22,7 +22,7 @@ import (
 //     when it indexes.
 //   - A phrase of n terms matches at position p when, for each i < n, a
 //     token at position p+i equals a spelling of term i. (FTS5 cuts tokens
-//     to 32,768 bytes; a query of at most MaxQueryChars characters has no
+//     to 32,768 bytes; a query of at most query.MaxChars characters has no
 //     token that long, so the cut changes no match and is not made here.)
 //   - The instances are ordered by position, and at one position by the
 //     phrase's order in the query. An instance covers the bytes from the
@@ -46,36 +46,16 @@ type Phrase struct {
 	Prefix bool
 }
 
-// QueryTerms returns the terms of a query that MatchExpr keeps, in order:
-// the query split on Unicode white space and NUL, without the terms for
-// which hasTokens is false (nil keeps every term). It checks the query as
-// MatchExpr does.
-func QueryTerms(query string, hasTokens func(term string) bool) ([]string, error) {
-	query, err := checkQuery(query)
-	if err != nil {
-		return nil, err
-	}
-	var kept []string
-	for _, term := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || r == 0 }) {
-		if hasTokens == nil || hasTokens(term) {
-			kept = append(kept, term)
-		}
-	}
-	return kept, nil
-}
-
-// Phrases returns the phrases of a query: each kept term tokenized in query
-// mode by tokenize, which returns the term's tokens (valid until its next
-// call); with prefix, the last phrase matches by prefix.
-func Phrases(query string, prefix bool, tokenize func(term string) []Token) ([]Phrase, error) {
+// Phrases returns the phrases of a query's terms (query.Plan's
+// SnippetTerms): each term tokenized in query mode by tokenize, which
+// returns the term's tokens (valid until its next call); a term with
+// Prefix matches its last token by prefix. Terms without tokens are left
+// out.
+func Phrases(terms []query.Term, tokenize func(term string) []Token) []Phrase {
 	var phrases []Phrase
-	terms, err := QueryTerms(query, func(term string) bool { return len(tokenize(term)) > 0 })
-	if err != nil {
-		return nil, err
-	}
 	for _, term := range terms {
 		var p Phrase
-		for _, t := range tokenize(term) {
+		for _, t := range tokenize(term.Text) {
 			spelling := bytes.Clone(t.Text)
 			if t.Colocated && len(p.Terms) > 0 {
 				last := len(p.Terms) - 1
@@ -84,12 +64,12 @@ func Phrases(query string, prefix bool, tokenize func(term string) []Token) ([]P
 				p.Terms = append(p.Terms, [][]byte{spelling})
 			}
 		}
-		phrases = append(phrases, p)
+		if len(p.Terms) > 0 {
+			p.Prefix = term.Prefix
+			phrases = append(phrases, p)
+		}
 	}
-	if prefix && len(phrases) > 0 {
-		phrases[len(phrases)-1].Prefix = true
-	}
-	return phrases, nil
+	return phrases
 }
 
 // Tokens is a text's tokens, in order: how many, and the i-th.

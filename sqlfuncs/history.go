@@ -199,6 +199,13 @@ type SearchHit struct {
 	Timestamp  int64   `json:"timestamp"` // epoch ms
 	Snippet    string  `json:"snippet"`
 	Score      float64 `json:"score"` // higher is better
+	// How the message matched (docs/search.md Q23): "all", "forms" or
+	// "some" of the query's words, and which words it holds when not all.
+	Match   string   `json:"match"`
+	Words   []string `json:"words,omitempty"`
+	Repeats int      `json:"repeats,omitempty"` // near-identical messages folded into this one (Q28)
+	// With group session, the score of the hit's session (Q26).
+	SessionScore float64 `json:"sessionScore,omitempty"`
 }
 
 // SearchResult is the answer of sessions_search.
@@ -223,6 +230,9 @@ func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []b
 	for i, hit := range results {
 		if math.IsNaN(hit.Score) || math.IsInf(hit.Score, 0) {
 			hit.Score = 0
+		}
+		if math.IsNaN(hit.SessionScore) || math.IsInf(hit.SessionScore, 0) {
+			hit.SessionScore = 0
 		}
 		if i > 0 {
 			out = append(out, ',')

@@ -23,6 +23,26 @@ func appendHit(b []byte, hit SearchHit) []byte {
 	b = AppendJSONString(b, hit.Snippet)
 	b = append(b, `,"score":`...)
 	b = appendJSONFloat(b, hit.Score)
+	b = append(b, `,"match":`...)
+	b = AppendJSONString(b, hit.Match)
+	if len(hit.Words) > 0 {
+		b = append(b, `,"words":[`...)
+		for i, w := range hit.Words {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, w)
+		}
+		b = append(b, ']')
+	}
+	if hit.Repeats != 0 {
+		b = append(b, `,"repeats":`...)
+		b = strconv.AppendInt(b, int64(hit.Repeats), 10)
+	}
+	if hit.SessionScore != 0 {
+		b = append(b, `,"sessionScore":`...)
+		b = appendJSONFloat(b, hit.SessionScore)
+	}
 	return append(b, '}')
 }
 

@@ -40,10 +40,24 @@ import (
 // "absent" and takes its default, so SearchOptions{Options: Options{Caller:
 // "agent:main:main"}} is valid; Validate checks the other fields.
 
-// Orders of sessions_search results.
+// Orders of sessions_search results (package ranking ranks by them).
 const (
 	OrderRelevance = "relevance"
 	OrderRecent    = "recent"
+	OrderBlend     = "blend"
+)
+
+// Groupings of sessions_search results.
+const (
+	GroupMessage = "message"
+	GroupSession = "session"
+)
+
+// Kinds of session, for the kind filter (sessionkey.Kind).
+const (
+	KindMain      = "main"
+	KindSpawned   = "spawned"
+	KindAutomated = "automated"
 )
 
 // Options are the options every function takes: who asks, and what it may
@@ -83,6 +97,13 @@ type SearchOptions struct {
 	After        time.Time `json:"after,omitzero"`    // zero: no lower bound
 	Before       time.Time `json:"before,omitzero"`   // zero: no upper bound
 	Project      string    `json:"project,omitempty"` // empty: every project
+	Role         string    `json:"role,omitempty"`    // empty: both roles
+	Agent        []string  `json:"agent,omitempty"`   // empty: every agent
+	Kind         []string  `json:"kind,omitempty"`    // empty: every kind
+	Exclude      []string  `json:"exclude,omitempty"` // session keys left out
+	Group        string    `json:"group,omitempty"`
+	PerSession   int       `json:"perSession,omitempty"`
+	Exact        bool      `json:"exact,omitempty"` // no relaxed tiers
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -169,10 +190,21 @@ var (
 		{Name: "snippetChars", Type: TypeInteger, Min: 1, Max: 4000, Default: 300, Help: "the longest snippet in `characters`"},
 		{Name: "maxBytes", Type: TypeInteger, Min: 256, Max: 1 << 20, Default: 32768, Help: "the longest JSON answer in `bytes`"},
 		{Name: "prefix", Type: TypeBoolean, Default: false, Help: "match the last query term as a prefix"},
-		{Name: "order", Type: TypeString, Enum: []string{OrderRelevance, OrderRecent}, Default: OrderRelevance, Help: "best first (relevance) or newest first (recent)"},
+		{Name: "order", Type: TypeString, Enum: []string{OrderRelevance, OrderRecent, OrderBlend}, Default: OrderRelevance,
+			Help: "best first (relevance), newest first (recent), or best first with older hits counting less (blend: half for each 30 days)"},
 		{Name: "after", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written after this `time`"},
 		{Name: "before", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Help: "only messages written before this `time`"},
 		{Name: "project", Type: TypeString, Help: "only sessions whose project directory (the cwd their transcript starts in) is `dir` or inside it"},
+		{Name: "role", Type: TypeString, Enum: []string{"user", "assistant"}, Help: "only messages of this `role`"},
+		{Name: "agent", Type: TypeStrings, Help: "only sessions of these agent `ids`"},
+		{Name: "kind", Type: TypeStrings, Enum: []string{KindMain, KindSpawned, KindAutomated},
+			Help: "only sessions of these `kinds`: main (a person's session with an agent), spawned (a sub-agent's), automated (a cron or scheduled run)"},
+		{Name: "exclude", Type: TypeStrings, Help: "leave out the sessions with these `keys` (already seen)"},
+		{Name: "group", Type: TypeString, Enum: []string{GroupMessage, GroupSession}, Default: GroupMessage,
+			Help: "results as messages, or grouped by session (limit then counts sessions, each with its best hits)"},
+		{Name: "perSession", Type: TypeInteger, Min: 1, Max: 10, Default: 3, Help: "with group session, at most `n` hits of each session"},
+		{Name: "exact", Type: TypeBoolean, Default: false,
+			Help: "only messages that hold every word as written; without it, when fewer than limit do, messages with other forms of the words or some of them follow"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},

@@ -163,6 +163,13 @@ func (s OptionSpec) inRange(f reflect.Value) bool {
 		return f.Int() >= s.Min && f.Int() <= s.Max
 	case TypeString:
 		return f.String() != "" && (s.Enum == nil || slices.Contains(s.Enum, f.String()))
+	case TypeStrings:
+		for _, v := range f.Interface().([]string) {
+			if v == "" || s.Enum != nil && !slices.Contains(s.Enum, v) {
+				return false
+			}
+		}
+		return true
 	case TypeTime:
 		ms := f.Interface().(time.Time).UnixMilli()
 		return ms >= s.Min && ms <= s.Max
@@ -240,7 +247,10 @@ func (s OptionSpec) want() string {
 		}
 		return "a non-empty string"
 	case TypeStrings:
-		return "an array of strings"
+		if s.Enum != nil {
+			return "an array of " + orList(s.Enum, strconv.Quote)
+		}
+		return "an array of non-empty strings"
 	case TypeTime:
 		return fmt.Sprintf("epoch milliseconds %d..%d or an RFC 3339 time like %q", s.Min, s.Max, "2026-11-01T09:30:00Z")
 	case TypeObject:

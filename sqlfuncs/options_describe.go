@@ -85,7 +85,11 @@ func (s OptionSpec) Schema() map[string]any {
 	case TypeBoolean:
 		m["type"] = "boolean"
 	case TypeStrings:
-		m["type"], m["items"] = "array", map[string]any{"type": "string"}
+		items := map[string]any{"type": "string", "minLength": 1}
+		if s.Enum != nil {
+			items = map[string]any{"type": "string", "enum": s.Enum}
+		}
+		m["type"], m["items"] = "array", items
 	case TypeTime:
 		m["anyOf"] = []any{
 			map[string]any{"type": "integer", "minimum": s.Min, "maximum": s.Max},

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"strings"
+
+	"github.com/sessionsearch/sessionsearch/sessionkey"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
@@ -13,8 +16,9 @@ import (
 // session key, or NULL), :after and :before (epoch milliseconds, or NULL:
 // messages strictly between them), :project and :project_dir (a directory
 // and itself with a trailing separator, or NULL: sessions whose header's cwd
-// is the directory or under it), :limit and :snippet_chars. Rows: session
-// key, message id, role, timestamp, snippet, score, best first.
+// is the directory or under it), :role (a role, or NULL), :limit and
+// :snippet_chars. Rows: session key, message id, role, timestamp, snippet,
+// score, best first. It is the exact tier of a search (docs/search.md Q23).
 //
 // How it stays fast (docs/search.md Q17): sessions_searchable gives the
 // sessions the search may read as one byte per session number, so a match
@@ -51,21 +55,85 @@ func searchSQL(pick, order string) string {
 	return `WITH hits AS MATERIALIZED (
     SELECT f.rowid, -f.rank AS score
     FROM sessionsearch_fts AS f
-    WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)
-      AND f.rowid >= (SELECT instr(sessions_searchable(:caller, :options, :session), x'01') - 1) << 32
-      AND f.rowid < (SELECT length(sessions_searchable(:caller, :options, :session))) << 32
-      AND substr((SELECT sessions_searchable(:caller, :options, :session)), (f.rowid >> 32) + 1, 1) = x'01'
-      AND (:after IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) > :after)
-      AND (:before IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) < :before)
-      AND (:project IS NULL OR EXISTS (SELECT 1 FROM sessionsearch_sessions AS s JOIN transcript_events AS e
-        ON e.session_key = s.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
-        WHERE s.sid = f.rowid >> 32
-          AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))),` + pick + `
+    WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)` + hitFilters + `),` + pick + `
 SELECT top.session_key, top.message_id, top.role, top.timestamp,
   sessions_snippet(c.text, :query, :prefix, :snippet_chars) AS snippet, top.score
 FROM top CROSS JOIN sessionsearch_content AS c ON c.id = top.rowid
 ORDER BY ` + order
 }
+
+// hitFilters are the conditions on a match f of every tier: the sessions
+// the search reads (sessions_searchable's mask, and its first and last
+// session bounding the scan), the time range, the project and the role.
+const hitFilters = `
+      AND f.rowid >= (SELECT instr(sessions_searchable(:caller, :options, :session), x'01') - 1) << 32
+      AND f.rowid < (SELECT length(sessions_searchable(:caller, :options, :session))) << 32
+      AND substr((SELECT sessions_searchable(:caller, :options, :session)), (f.rowid >> 32) + 1, 1) = x'01'
+      AND (:after IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) > :after)
+      AND (:before IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) < :before)
+      AND (:role IS NULL OR (SELECT role FROM sessionsearch_entries WHERE id = f.rowid) = :role)
+      AND (:project IS NULL OR EXISTS (SELECT 1 FROM sessionsearch_sessions AS s JOIN transcript_events AS e
+        ON e.session_key = s.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
+        WHERE s.sid = f.rowid >> 32
+          AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))`
+
+// CandidatesSQL finds the candidates of a ranked search (docs/search.md
+// Q23, Q26): the matches of :expr (an FTS5 expression the query planned),
+// with the filters of SearchSQL, each with its bm25 score and its coverage
+// (sessionsearch_coverage over :groups), the :candidates best by the number
+// of words held, then score. Rows: rowid, session key, message id, role,
+// timestamp, score, coverage. Package ranking orders them.
+var CandidatesSQL = candidatesSQL(`score DESC`)
+
+// RecentCandidatesSQL is CandidatesSQL taking the newest among the rows
+// that hold as many words.
+var RecentCandidatesSQL = candidatesSQL(`(SELECT ts FROM sessionsearch_entries WHERE id = hits.rowid) DESC`)
+
+func candidatesSQL(then string) string {
+	return `WITH hits AS MATERIALIZED (
+    SELECT f.rowid, -f.rank AS score, sessionsearch_coverage(sessionsearch_fts, :groups) AS cov
+    FROM sessionsearch_fts AS f
+    WHERE sessionsearch_fts MATCH :expr` + hitFilters + `),
+  top AS (SELECT rowid, score, cov FROM hits ORDER BY cov >> 48 DESC, ` + then + ` LIMIT (SELECT :candidates))
+SELECT top.rowid, m.session_key, m.message_id, m.role, m.timestamp, top.score, top.cov
+FROM top JOIN sessionsearch_messages AS m ON m.rowid = top.rowid`
+}
+
+// VocabularySQL lists the index's terms in [?1, ?2), at most ?3 of them:
+// where a search looks for the other forms of a word (docs/search.md Q24).
+const VocabularySQL = `SELECT term FROM sessionsearch_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3`
+
+// StatsSQL reads what weighing a query's words needs of the store
+// (docs/search.md Q26): FTS5's averages record of sessionsearch_fts, whose
+// first varint is how many rows the index holds (RowCount), and the
+// highest session number, which counts the sessions there were.
+const StatsSQL = `SELECT (SELECT block FROM sessionsearch_fts_data WHERE id = 1), (SELECT max(sid) FROM sessionsearch_sessions)`
+
+// WordStatsSQL counts the messages and sessions that match ?1 (a word of a
+// query and its forms), among the first ?2 matches.
+const WordStatsSQL = `SELECT count(*), count(DISTINCT rowid >> 32) FROM
+	(SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 LIMIT ?2)`
+
+// RowCount reads the row count of an FTS5 averages record: its first
+// varint (SQLite's encoding: big-endian groups of seven bits, the high bit
+// set on every byte but the last, the ninth byte whole). 0 for an empty or
+// malformed record.
+func RowCount(record []byte) int64 {
+	var v int64
+	for i, b := range record {
+		if i == 8 {
+			return v<<8 | int64(b)
+		}
+		v = v<<7 | int64(b&0x7f)
+		if b&0x80 == 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// ContentSQL reads the masked text of one searchable message by its rowid.
+const ContentSQL = `SELECT text FROM sessionsearch_content WHERE id = ?1`
 
 // SpawnTree returns caller's session and the sessions spawned from it,
 // transitively through spawned_by or parent_session_key, with their links:
@@ -102,6 +170,84 @@ type Decision struct {
 		row sessionRow
 		ok  bool
 	}
+	// filtered: the decisions of the session filters asked of this one,
+	// by SessionFilter.key.
+	filtered map[string]*Decision
+}
+
+// SessionFilter keeps some of the sessions a search reads
+// (docs/search.md Q29): those of the agents named (ids, compared without
+// case), of the kinds named (sessionkey.Kind), and not excluded by key.
+// Empty fields keep every session.
+type SessionFilter struct {
+	Agents, Kinds, Exclude []string
+}
+
+func (f SessionFilter) empty() bool { return len(f.Agents)+len(f.Kinds)+len(f.Exclude) == 0 }
+
+func (f SessionFilter) key() string {
+	return strings.Join(f.Agents, "\x00") + "\x01" + strings.Join(f.Kinds, "\x00") + "\x01" + strings.Join(f.Exclude, "\x00")
+}
+
+// maxFiltered bounds the filtered decisions a decision keeps: an exclude
+// list changes at every page of results.
+const maxFiltered = 8
+
+// Filtered returns the decision of d with only the sessions f keeps
+// searchable (and only those setting Pending); Visible is d's. A
+// decision keeps the last few it made.
+func (d *Decision) Filtered(c Conn, f SessionFilter) (*Decision, error) {
+	if f.empty() {
+		return d, nil
+	}
+	key := f.key()
+	if fd, ok := d.filtered[key]; ok {
+		return fd, nil
+	}
+	fd := &Decision{Visible: d.Visible, built: true}
+	agents := map[string]bool{}
+	for _, a := range f.Agents {
+		agents[strings.ToLower(a)] = true
+	}
+	kinds := map[string]bool{}
+	for _, k := range f.Kinds {
+		kinds[k] = true
+	}
+	excluded := map[string]bool{}
+	for _, k := range f.Exclude {
+		excluded[k] = true
+	}
+	links := "0"
+	if len(kinds) > 0 {
+		links = "EXISTS (SELECT 1 FROM sessions AS s WHERE s.session_key = ss.session_key AND (s.spawned_by IS NOT NULL OR s.parent_session_key IS NOT NULL))"
+	}
+	err := c.Query(`SELECT ss.sid, ss.session_key, ss.pending, `+links+` FROM sessionsearch_sessions AS ss`, func(r Row) error {
+		sid, key := r.Int(0), r.Text(1)
+		switch {
+		case !d.Visible(key), excluded[key]:
+			return nil
+		case len(agents) > 0 && !agents[sessionkey.AgentID(key)]:
+			return nil
+		case len(kinds) > 0 && !kinds[sessionkey.Kind(key, r.Int(3) != 0)]:
+			return nil
+		case r.Int(2) != 0:
+			fd.pending = true
+			return nil
+		}
+		if int64(len(fd.searchable)) <= sid {
+			fd.searchable = append(fd.searchable, make([]byte, sid+1-int64(len(fd.searchable)))...)
+		}
+		fd.searchable[sid] = 1
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.filtered == nil || len(d.filtered) >= maxFiltered {
+		d.filtered = map[string]*Decision{}
+	}
+	d.filtered[key] = fd
+	return fd, nil
 }
 
 // session returns the row of session key, read once per decision.

@@ -195,3 +195,8 @@ func appendNFC(dst []byte, s []byte, scratch []rune) ([]byte, []rune) {
 	}
 	return dst, d
 }
+
+// IsNgram reports whether r belongs to a script the tokenizer indexes one
+// character per position (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar;
+// docs/tokenizer.md T15), so that a query of it matches by substring.
+func IsNgram(r rune) bool { return propsOf(r).class() == classNgram }

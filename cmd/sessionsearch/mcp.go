@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/query"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
@@ -118,7 +119,7 @@ func (t *tools) add(server *mcp.Server, name, title, description, first string, 
 	required := []string{first}
 	switch first {
 	case "query":
-		props["query"] = map[string]any{"type": "string", "minLength": 1, "maxLength": sqlfuncs.MaxQueryChars, "description": "the words to find"}
+		props["query"] = map[string]any{"type": "string", "minLength": 1, "maxLength": query.MaxChars, "description": "the words to find"}
 	case "sessionKey":
 		props["sessionKey"] = map[string]any{"type": "string", "minLength": 1, "description": "the key of the session to read"}
 	}

@@ -1,0 +1,3 @@
+package query
+
+//go:generate go run ./internal/gen -o stopwords_tables.go -iso ../tests/node/node_modules/stopwords-iso/stopwords-iso.json
