@@ -18,7 +18,7 @@ import (
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/benchdata"
 	"github.com/sessionsearch/sessionsearch/internal/benchenv"
-	"github.com/sessionsearch/sessionsearch/sqlfuncs"
+	"github.com/sessionsearch/sessionsearch/query"
 )
 
 // BenchmarkSearch: sessions_search against the bare FTS5 query on the same
@@ -54,10 +54,11 @@ func BenchmarkSearch(b *testing.B) {
 	texts = nil
 	runtime.GC()
 	run := func(q searchQuery, options string, t *timing) {
-		expr, err := sqlfuncs.MatchExpr(q.text, false, nil)
+		parsed, err := query.Parse(q.text, false)
 		if err != nil {
 			b.Fatal(err)
 		}
+		expr := query.NewPlan(parsed).All
 		t0 := time.Now()
 		rows, err := bare.Query(expr)
 		if err != nil {

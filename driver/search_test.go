@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -140,7 +141,7 @@ func TestSearchLimitsAndErrors(t *testing.T) {
 		t.Fatalf("maxBytes %d kept %d of %d results, truncated=%v", len(b)/2, len(capped.Results), len(full.Results), capped.Truncated)
 	}
 	for i, r := range capped.Results {
-		if r != full.Results[i] {
+		if !reflect.DeepEqual(r, full.Results[i]) {
 			t.Fatalf("maxBytes changed result %d: %+v vs %+v", i, r, full.Results[i])
 		}
 	}

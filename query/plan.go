@@ -218,6 +218,9 @@ func NewPlan(q Query) Plan {
 			k++
 		}
 		key := strings.Join(c.word.Phrases(), "\x00")
+		if c.word.Token != "" {
+			key = c.word.Token
+		}
 		if isStop && !dropAll || seen[key] || len(p.Words) == MaxWords {
 			continue
 		}

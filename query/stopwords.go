@@ -13,7 +13,8 @@ import (
 // Which language's list applies is decided per query and per script group
 // (ScriptOf): among the languages written in the group's script, the one
 // whose list holds the most of the query's words in that script; ties go
-// to the first in stopwordLists' order of codes, with English first. It
+// to a language Snowball has a stemmer for (Stem), then to the first in
+// stopwordLists' order of codes, with English first. It
 // needs two of the words, unless it is the script's usual language
 // (defaultLanguage) or the script's only one. A script for which no
 // language qualifies drops nothing, so "war" stays a word in an English
@@ -96,7 +97,9 @@ func Stopwords(words []string) ([]bool, map[string]string) {
 			if langs[i].script == script {
 				languages++
 			}
-			if n > counts[best] {
+			// Ties go to a language with a stemmer (Catalan and Spanish
+			// share el, la and que; Spanish has Snowball's stemmer).
+			if n > counts[best] || n == counts[best] && n > 0 && stemmers[langs[i].code] != nil && stemmers[langs[best].code] == nil {
 				best = i
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sessionsearch/sessionsearch/query"
 )
 
 // fakeTokens tokenizes for the tests: words split on spaces; "a|b" is the
@@ -48,16 +50,13 @@ func TestMatches(t *testing.T) {
 		{"no match", "apple", "kiwi", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var phrases []Phrase
+			var terms []query.Term
 			for _, term := range strings.Fields(c.query) {
-				p, err := Phrases(term, false, func(term string) []Token {
-					return fakeTokens(strings.ReplaceAll(term, "+", " "))
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				phrases = append(phrases, p...)
+				terms = append(terms, query.Term{Text: term})
 			}
+			phrases := Phrases(terms, func(term string) []Token {
+				return fakeTokens(strings.ReplaceAll(term, "+", " "))
+			})
 			if c.prefix {
 				phrases[len(phrases)-1].Prefix = true
 			}
@@ -69,8 +68,8 @@ func TestMatches(t *testing.T) {
 }
 
 // A query term's tokens: a colocated one is a spelling of the term before
-// it; terms without tokens are left out as MatchExpr leaves them out, and
-// prefix marks the last phrase.
+// it; terms without tokens are left out, and a term's Prefix marks its
+// phrase.
 func TestPhrases(t *testing.T) {
 	tokenize := func(term string) []Token {
 		if term == "--" {
@@ -78,22 +77,12 @@ func TestPhrases(t *testing.T) {
 		}
 		return fakeTokens(strings.ReplaceAll(term, "+", " "))
 	}
-	got, err := Phrases("a|b+c -- d", true, tokenize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := Phrases([]query.Term{{Text: "a|b+c"}, {Text: "--"}, {Text: "d", Prefix: true}}, tokenize)
 	want := []Phrase{
 		{Terms: [][][]byte{{[]byte("a"), []byte("b")}, {[]byte("c")}}},
 		{Terms: [][][]byte{{[]byte("d")}}, Prefix: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Phrases = %v, want %v", got, want)
-	}
-	for _, q := range []string{"", "   ", strings.Repeat("x", MaxQueryChars+1)} {
-		_, err := Phrases(q, false, tokenize)
-		_, exprErr := MatchExpr(q, false, nil)
-		if err == nil || exprErr == nil || err.Error() != exprErr.Error() {
-			t.Errorf("Phrases(%.10q): %v, MatchExpr: %v: want the same error", q, err, exprErr)
-		}
 	}
 }

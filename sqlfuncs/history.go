@@ -201,7 +201,7 @@ type SearchHit struct {
 	Score      float64 `json:"score"` // higher is better
 	// How the message matched (docs/search.md Q23): "all", "forms" or
 	// "some" of the query's words, and which words it holds when not all.
-	Match   string   `json:"match"`
+	Match   string   `json:"match,omitempty"`
 	Words   []string `json:"words,omitempty"`
 	Repeats int      `json:"repeats,omitempty"` // near-identical messages folded into this one (Q28)
 	// With group session, the score of the hit's session (Q26).

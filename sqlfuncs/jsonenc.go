@@ -23,8 +23,10 @@ func appendHit(b []byte, hit SearchHit) []byte {
 	b = AppendJSONString(b, hit.Snippet)
 	b = append(b, `,"score":`...)
 	b = appendJSONFloat(b, hit.Score)
-	b = append(b, `,"match":`...)
-	b = AppendJSONString(b, hit.Match)
+	if hit.Match != "" {
+		b = append(b, `,"match":`...)
+		b = AppendJSONString(b, hit.Match)
+	}
 	if len(hit.Words) > 0 {
 		b = append(b, `,"words":[`...)
 		for i, w := range hit.Words {

@@ -165,7 +165,7 @@ func (s OptionSpec) inRange(f reflect.Value) bool {
 		return f.String() != "" && (s.Enum == nil || slices.Contains(s.Enum, f.String()))
 	case TypeStrings:
 		for _, v := range f.Interface().([]string) {
-			if v == "" || s.Enum != nil && !slices.Contains(s.Enum, v) {
+			if s.Enum != nil && !slices.Contains(s.Enum, v) {
 				return false
 			}
 		}
@@ -250,7 +250,7 @@ func (s OptionSpec) want() string {
 		if s.Enum != nil {
 			return "an array of " + orList(s.Enum, strconv.Quote)
 		}
-		return "an array of non-empty strings"
+		return "an array of strings"
 	case TypeTime:
 		return fmt.Sprintf("epoch milliseconds %d..%d or an RFC 3339 time like %q", s.Min, s.Max, "2026-11-01T09:30:00Z")
 	case TypeObject:

@@ -85,7 +85,7 @@ func (s OptionSpec) Schema() map[string]any {
 	case TypeBoolean:
 		m["type"] = "boolean"
 	case TypeStrings:
-		items := map[string]any{"type": "string", "minLength": 1}
+		items := map[string]any{"type": "string"}
 		if s.Enum != nil {
 			items = map[string]any{"type": "string", "enum": s.Enum}
 		}

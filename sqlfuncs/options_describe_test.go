@@ -83,7 +83,7 @@ func TestOptionTablesAreConsistent(t *testing.T) {
 					t.Errorf("%s.%s: the help does not name the value %q as (%s): %q", name, s.Name, v, v, s.Help)
 				}
 			}
-			needsPlaceholder := s.Type == TypeInteger || s.Type == TypeTime || (s.Type == TypeString && s.Enum == nil)
+			needsPlaceholder := s.Type == TypeInteger || s.Type == TypeTime || (s.Type == TypeString || s.Type == TypeStrings) && s.Enum == nil
 			if needsPlaceholder != strings.Contains(s.Help, "`") && s.Name != "allow" {
 				t.Errorf("%s.%s: a placeholder in backquotes is for options with a free value: %q", name, s.Name, s.Help)
 			}
@@ -127,7 +127,7 @@ func TestOptionUsage(t *testing.T) {
 		{search.Select("limit")[0], "at most `n` results (1..25, default 10)"},
 		{history.Select("limit")[0], "at most `n` messages (1..1000, default 200)"},
 		{search.Select("maxBytes")[0], "the longest JSON answer in `bytes` (256..1048576, default 32768)"},
-		{search.Select("order")[0], "best first (relevance) or newest first (recent) (default relevance)"},
+		{search.Select("order")[0], "best first (relevance), newest first (recent), or best first with an older hit counting half for each 30 days (blend) (default relevance)"},
 		{search.Select("prefix")[0], "match the last query term as a prefix"},
 		{search.Select("sessionKey")[0], "search only the session with this `key`"},
 		{search.Select("after")[0], "only messages written after this `time` (epoch milliseconds or RFC 3339)"},
@@ -147,7 +147,7 @@ func TestOptionSchema(t *testing.T) {
 		want string
 	}{
 		{search.Select("limit")[0], `{"default":10,"description":"at most n results (1..25, default 10)","maximum":25,"minimum":1,"type":"integer"}`},
-		{search.Select("order")[0], `{"default":"relevance","description":"best first (relevance) or newest first (recent) (default relevance)","enum":["relevance","recent"],"type":"string"}`},
+		{search.Select("order")[0], `{"default":"relevance","description":"best first (relevance), newest first (recent), or best first with an older hit counting half for each 30 days (blend) (default relevance)","enum":["relevance","recent","blend"],"type":"string"}`},
 		{search.Select("sessionKey")[0], `{"description":"search only the session with this key","minLength":1,"type":"string"}`},
 		{search.Select("prefix")[0], `{"default":false,"description":"match the last query term as a prefix","type":"boolean"}`},
 		{search.Select("before")[0], `{"anyOf":[{"maximum":253402300799999,"minimum":0,"type":"integer"},{"format":"date-time","type":"string"}],"description":"only messages written before this time (epoch milliseconds or RFC 3339)"}`},
@@ -237,7 +237,7 @@ func TestOptionFlags(t *testing.T) {
 		{[]string{"--limit", "ten"}, `invalid value "ten" for flag -limit: limit must be an integer 1..25, got "ten"`},
 		{[]string{"--limit", "1.5"}, `invalid value "1.5" for flag -limit: limit must be an integer 1..25, got "1.5"`},
 		{[]string{"--session", ""}, `invalid value "" for flag -session: sessionKey must be a non-empty string, got ""`},
-		{[]string{"--order", "newest"}, `invalid value "newest" for flag -order: order must be "relevance" or "recent", got "newest"`},
+		{[]string{"--order", "newest"}, `invalid value "newest" for flag -order: order must be "relevance", "recent" or "blend", got "newest"`},
 		{[]string{"--prefix=maybe"}, `invalid boolean value "maybe" for -prefix: prefix must be true or false, got "maybe"`},
 		{[]string{"--after", "7d"}, `invalid value "7d" for flag -after: after must be epoch milliseconds 0..253402300799999 or an RFC 3339 time like "2026-11-01T09:30:00Z", got "7d"`},
 		{[]string{"--agent-to-agent", "*"}, `invalid value "*" for flag -agent-to-agent: agentToAgent must be an object like {"enabled":true,"allow":["*"]}, got "*"`},
@@ -284,7 +284,7 @@ func TestValidate(t *testing.T) {
 		{SearchOptions{Options: caller, Limit: 40}, `limit must be an integer 1..25, got 40`},
 		{SearchOptions{Options: caller, Limit: -1}, `limit must be an integer 1..25, got -1`},
 		{SearchOptions{Options: caller, MaxBytes: 100}, `maxBytes must be an integer 256..1048576, got 100`},
-		{SearchOptions{Options: caller, Order: "newest"}, `order must be "relevance" or "recent", got "newest"`},
+		{SearchOptions{Options: caller, Order: "newest"}, `order must be "relevance", "recent" or "blend", got "newest"`},
 		{SearchOptions{Options: Options{Caller: "c", Visibility: "everyone"}}, `visibility must be "self", "tree", "agent" or "all", got "everyone"`},
 		{SearchOptions{Options: Options{Caller: "c", SandboxVisibility: "tree"}}, `sandboxVisibility must be "spawned" or "all", got "tree"`},
 		{SearchOptions{Options: caller, After: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)},
@@ -316,7 +316,7 @@ func TestOptionsJSONRoundTrip(t *testing.T) {
 	searches := []SearchOptions{
 		defaultSearch("agent:ops:main"),
 		{Options: Options{Caller: "c", Visibility: "all", Sandboxed: true, SandboxVisibility: "all", AgentToAgent: AgentToAgent{Enabled: true, Allow: []string{"*", "o*"}}},
-			Limit: 3, SessionKey: "agent:ops:x", SnippetChars: 50, MaxBytes: 4096, Prefix: true, Order: "recent",
+			Limit: 3, SessionKey: "agent:ops:x", SnippetChars: 50, MaxBytes: 4096, Prefix: true, Order: "recent", Group: "session", PerSession: 2,
 			After: time.UnixMilli(1700000000123).UTC(), Before: time.Date(2026, 11, 1, 9, 30, 0, 500, time.UTC)},
 	}
 	for _, o := range searches {
@@ -485,8 +485,15 @@ func ExampleSearchOptionSpecs() {
 	// snippetChars      integer the longest snippet in `characters` (1..4000, default 300)
 	// maxBytes          integer the longest JSON answer in `bytes` (256..1048576, default 32768)
 	// prefix            boolean match the last query term as a prefix
-	// order             string  best first (relevance) or newest first (recent) (default relevance)
+	// order             string  best first (relevance), newest first (recent), or best first with an older hit counting half for each 30 days (blend) (default relevance)
 	// after             time    only messages written after this `time` (epoch milliseconds or RFC 3339)
 	// before            time    only messages written before this `time` (epoch milliseconds or RFC 3339)
 	// project           string  only sessions whose project directory (the cwd their transcript starts in) is `dir` or inside it
+	// role              string  only the messages of a person (user) or only the agent's (assistant)
+	// agent             array   only sessions of these agent `ids`
+	// kind              array   only sessions of these kinds: a person's session with an agent (main), a sub-agent's (spawned), a cron or scheduled run (automated)
+	// exclude           array   leave out the sessions with these `keys` (already seen)
+	// group             string  results one per message (message), or grouped by session, limit then counting sessions, each with its best hits (session) (default message)
+	// perSession        integer with group session, at most `n` hits of each session (1..10, default 3)
+	// exact             boolean only messages that hold every word as written; without it, when fewer than limit do, messages with other forms of the words or some of them follow
 }

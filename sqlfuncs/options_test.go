@@ -9,7 +9,7 @@ import (
 func defaultSearch(caller string) SearchOptions {
 	return SearchOptions{
 		Options: Options{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
-		Limit:   10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance",
+		Limit:   10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance", Group: "message", PerSession: 3,
 	}
 }
 
@@ -118,7 +118,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project, role, agent, kind, exclude, group, perSession, exact)"
 
 func TestOptionErrors(t *testing.T) {
 	search := func(js string) error { _, err := ParseSearchOptions(js); return err }
@@ -189,8 +189,8 @@ func TestOptionErrors(t *testing.T) {
 		{search, `{"caller":"c","sessionKey":["a"]}`, `sessionKey must be a non-empty string, got ["a"]`},
 		{search, `{"caller":"c","prefix":"yes"}`, `prefix must be true or false, got "yes"`},
 		{search, `{"caller":"c","prefix":1}`, `prefix must be true or false, got 1`},
-		{search, `{"caller":"c","order":"Recent"}`, `order must be "relevance" or "recent", got "Recent"`},
-		{search, `{"caller":"c","order":"newest"}`, `order must be "relevance" or "recent", got "newest"`},
+		{search, `{"caller":"c","order":"Recent"}`, `order must be "relevance", "recent" or "blend", got "Recent"`},
+		{search, `{"caller":"c","order":"newest"}`, `order must be "relevance", "recent" or "blend", got "newest"`},
 
 		// History values.
 		{history, `{"caller":"c","limit":0}`, `limit must be an integer 1..1000, got 0`},
@@ -216,7 +216,7 @@ func TestOptionErrors(t *testing.T) {
 		{search, `{"caller":"c","agentToAgent":{"allow":[null]}}`, `agentToAgent.allow must be an array of strings, got [null]`},
 
 		// A long bad value is cut on a character boundary.
-		{search, `{"caller":"c","order":` + long + `}`, `order must be "relevance" or "recent", got "` + strings.Repeat("é", 29) + `…`},
+		{search, `{"caller":"c","order":` + long + `}`, `order must be "relevance", "recent" or "blend", got "` + strings.Repeat("é", 29) + `…`},
 		// The first problem wins: names before values, values in table order.
 		{search, `{"limit":40,"order":"x","caller":"c"}`, `limit must be an integer 1..25, got 40`},
 		{search, `{"order":"x","bogus":1}`, `unknown option "bogus" ` + searchKnown},

@@ -280,7 +280,7 @@ func TestMCPToolDescriptions(t *testing.T) {
 	}{
 		{map[string]any{"query": "日报", "visibility": "all"}, `unknown argument "visibility"`},
 		{map[string]any{"query": "日报", "limit": 10.5}, "limit must be an integer 1..25, got 10.5"},
-		{map[string]any{"query": "日报", "order": "newest"}, `order must be "relevance" or "recent", got "newest"`},
+		{map[string]any{"query": "日报", "order": "newest"}, `order must be "relevance", "recent" or "blend", got "newest"`},
 		{map[string]any{"limit": 3}, "query is required"},
 		{map[string]any{"query": 7}, "query must be a non-empty string, got 7"},
 	} {
