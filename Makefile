@@ -63,16 +63,22 @@ bin/sessionsearch-dqlite: $(SOURCES) dqlite/go.mod dqlite/go.sum
 	cd dqlite && $(GO) build -tags "$(DQLITE_TAGS)" -ldflags "$(LDFLAGS)" -o ../$@ ./cmd/sessionsearch-dqlite
 
 # What a change must keep: gofmt'd sources, a clean vet, and generated
-# tables equal to what the generator makes from the pinned Unicode data.
+# tables equal to what their generators make from the pinned sources: the
+# Unicode data, and the stopword lists (bleve's module from the Go proxy,
+# stopwords-iso in tests/node, which scripts/install-deps installs).
 check:
 	@unformatted="$$(gofmt -l .)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet -tags $(TAGS) ./...
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
-	$(GO) run ./tokenizer/internal/gen -ucd /usr/share/unicode -o "$$tmp/tables.go" && \
+	$(GO) run ./tokenizer/internal/gen -ucd /usr/share/unicode -o "$$tmp/tables.go" || exit 1; \
 	if ! cmp -s tokenizer/tables.go "$$tmp/tables.go"; then \
 		echo "tokenizer/tables.go is not what 'make generate' makes: run make generate"; \
-		diff -u tokenizer/tables.go "$$tmp/tables.go" | head -40; exit 1; fi
+		diff -u tokenizer/tables.go "$$tmp/tables.go" | head -40; exit 1; fi; \
+	$(GO) run ./query/internal/gen -iso tests/node/node_modules/stopwords-iso/stopwords-iso.json -o "$$tmp/stopwords_tables.go" || exit 1; \
+	if ! cmp -s query/stopwords_tables.go "$$tmp/stopwords_tables.go"; then \
+		echo "query/stopwords_tables.go is not what 'make generate' makes: run make generate"; \
+		diff -u query/stopwords_tables.go "$$tmp/stopwords_tables.go" | head -40; exit 1; fi
 
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
@@ -103,9 +109,10 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	GO=$(GO) TAGS=$(TAGS) ./scripts/fuzz $(FUZZ_SECONDS)
 
-# Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0).
+# Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0)
+# and query/stopwords_tables.go from the pinned stopword lists.
 generate:
-	$(GO) generate ./tokenizer
+	$(GO) generate ./tokenizer ./query
 
 clean:
 	rm -rf dist bin

@@ -63,7 +63,7 @@ func TestReadmeSelect(t *testing.T) {
 		{"東京", "agent:main:main", `{}`, 10},
 		{"weather", "agent:ops:main", `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["*"]}}`, 10},
 	} {
-		rows, err := w.db.Query(readme, sql.Named("query", c.query), sql.Named("prefix", 0), sql.Named("session", nil), sql.Named("after", nil), sql.Named("before", nil), sql.Named("project", nil), sql.Named("project_dir", nil),
+		rows, err := w.db.Query(readme, sql.Named("query", c.query), sql.Named("prefix", 0), sql.Named("session", nil), sql.Named("after", nil), sql.Named("before", nil), sql.Named("role", nil), sql.Named("project", nil), sql.Named("project_dir", nil),
 			sql.Named("caller", c.caller), sql.Named("options", c.options), sql.Named("limit", c.limit),
 			sql.Named("snippet_chars", 300))
 		if err != nil {

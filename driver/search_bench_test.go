@@ -103,6 +103,71 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(mean(all.search)/mean(all.bare), "search/bare")
 }
 
+// BenchmarkSearchAnswers: a search as the CLI and the MCP tool run it
+// (docs/search.md Q31: the query language, relaxed matching, results by
+// session) against the literal default on the same queries, over
+// BenchmarkSearch's corpus and callers. The queries are BenchmarkSearch's
+// and, as the class "question", runs of 4 to 8 words of a message
+// (stopwords included), of which the store may hold no message with all.
+// It reports the p50 and p99 of each, in ms, and the ratios of the
+// answers' mean and p99 to the literal search's.
+func BenchmarkSearchAnswers(b *testing.B) {
+	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_MESSAGES", 1_000_000)
+	db, texts := searchCorpus(b, messages, os.Getenv("SESSIONSEARCH_BENCH_DB"))
+	r := rand.New(rand.NewSource(3))
+	queries := searchQueries(texts, r)
+	for len(queries) < 200 {
+		t := texts[r.Intn(len(texts))]
+		ws := strings.Fields(t.text)
+		if t.lang == "ja" || t.lang == "zh_CN" || t.lang == "th" || len(ws) < 4 {
+			continue
+		}
+		n := min(len(ws), 4+r.Intn(5))
+		at := r.Intn(len(ws) - n + 1)
+		queries = append(queries, searchQuery{"question", strings.Join(ws[at:at+n], " ")})
+	}
+	texts = nil
+	runtime.GC()
+	search, err := db.Prepare(`SELECT sessions_search(?1, ?2)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	callers := []string{`"caller":"` + benchSessionKey(7) + `","visibility":"tree"`, `"caller":"` + benchSessionKey(0) + `"`}
+	const answers = `,"syntax":"query","match":"relaxed","group":"session"`
+	times := map[string][]time.Duration{}
+	timed := func(mode string, q searchQuery, options string) {
+		t0 := time.Now()
+		var js string
+		if err := search.QueryRow(q.text, options).Scan(&js); err != nil {
+			b.Fatalf("%s %q: %v", mode, q.text, err)
+		}
+		d := time.Since(t0)
+		times[mode] = append(times[mode], d)
+		times[q.class+"-"+mode] = append(times[q.class+"-"+mode], d)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range callers {
+			for _, q := range queries {
+				timed("literal", q, "{"+c+"}")
+				timed("answers", q, "{"+c+answers+"}")
+			}
+		}
+	}
+	b.StopTimer()
+	for name, ts := range times {
+		if strings.HasSuffix(name, "-answers") {
+			lit := times[strings.TrimSuffix(name, "-answers")+"-literal"]
+			b.ReportMetric(mean(ts)/mean(lit), strings.TrimSuffix(name, "-answers")+"-mean/literal")
+		}
+	}
+	for _, name := range []string{"literal", "answers"} {
+		b.ReportMetric(percentile(times[name], 0.5), name+"-p50-ms")
+		b.ReportMetric(percentile(times[name], 0.99), name+"-p99-ms")
+	}
+	b.ReportMetric(mean(times["answers"])/mean(times["literal"]), "answers/literal")
+}
+
 // BenchmarkSearchAfterWrite: what a write on the same connection costs the
 // next search. A connection keeps its callers' visibility decisions while
 // the sessions are unchanged (docs/search.md Q21), so an append should cost

@@ -25,6 +25,7 @@ const referenceSearchSQL = `WITH hits AS MATERIALIZED (
     AND (:session IS NULL OR m.session_key = :session)
     AND (:after IS NULL OR m.timestamp > :after)
     AND (:before IS NULL OR m.timestamp < :before)
+    AND (:role IS NULL OR m.role = :role)
     AND (:project IS NULL OR :project_dir IS NULL)
     AND session_visible(:caller, m.session_key, :options)
   ORDER BY %s
@@ -138,7 +139,7 @@ func TestSearchMatchesReference(t *testing.T) {
 		}[[]string{"", "self", "agent", "all", "sandboxed"}[r.Intn(5)]]
 		params := map[string]any{
 			"query": words[r.Intn(len(words))], "prefix": r.Intn(4) == 0, "caller": caller, "options": options,
-			"session": nil, "after": nil, "before": nil, "project": nil, "project_dir": nil,
+			"session": nil, "after": nil, "before": nil, "role": nil, "project": nil, "project_dir": nil,
 			"limit": 1 + r.Intn(15), "snippet_chars": 40,
 		}
 		if r.Intn(4) == 0 {
@@ -149,6 +150,9 @@ func TestSearchMatchesReference(t *testing.T) {
 		}
 		if r.Intn(4) == 0 {
 			params["before"] = int64(1_770_000_000_000 + r.Intn(20)*1000)
+		}
+		if r.Intn(4) == 0 {
+			params["role"] = []string{"user", "assistant"}[r.Intn(2)]
 		}
 		ours, ref := extension.SearchSQL, fmt.Sprintf(referenceSearchSQL, relevance, relevanceOut)
 		if r.Intn(3) == 0 {
@@ -312,7 +316,7 @@ func TestSearchStatementTables(t *testing.T) {
 	db, _ := openStore(t)
 	for name, query := range map[string]string{"relevance": extension.SearchSQL, "recent": store.RecentSQL} {
 		rows, err := db.Query(`EXPLAIN `+query, sql.Named("query", "x"), sql.Named("prefix", false), sql.Named("caller", "agent:main:main"),
-			sql.Named("options", "{}"), sql.Named("session", nil), sql.Named("after", nil), sql.Named("before", nil),
+			sql.Named("options", "{}"), sql.Named("session", nil), sql.Named("after", nil), sql.Named("before", nil), sql.Named("role", nil),
 			sql.Named("project", nil), sql.Named("project_dir", nil), sql.Named("limit", 11), sql.Named("snippet_chars", 40))
 		if err != nil {
 			t.Fatal(err)

@@ -102,23 +102,25 @@ type connState struct {
 	// plans its query, and then its statement's sessions_match and
 	// sessions_snippet ask again.
 	lastPlan struct {
-		text       string
-		prefix, ok bool
-		plan       *searchPlan
+		text, syntax string
+		prefix, ok   bool
+		plan         *searchPlan
 	}
 }
 
-// plan returns the plan of a query, reusing the last one.
-func (st *connState) plan(text string, prefix bool) (*searchPlan, error) {
-	if last := &st.lastPlan; last.ok && last.text == text && last.prefix == prefix {
+// plan returns the plan of a query read in a syntax (query.ParseSyntax),
+// reusing the last one.
+func (st *connState) plan(text string, prefix bool, syntax string) (*searchPlan, error) {
+	if last := &st.lastPlan; last.ok && last.text == text && last.prefix == prefix && last.syntax == syntax {
 		return last.plan, nil
 	}
-	q, err := query.Parse(text, prefix)
+	q, err := query.ParseSyntax(text, prefix, syntax)
 	if err != nil {
 		return nil, err
 	}
 	p := &searchPlan{Plan: query.NewPlan(q)}
-	st.lastPlan.text, st.lastPlan.prefix, st.lastPlan.plan, st.lastPlan.ok = text, prefix, p, true
+	last := &st.lastPlan
+	last.text, last.prefix, last.syntax, last.plan, last.ok = text, prefix, syntax, p, true
 	return p, nil
 }
 
@@ -346,7 +348,7 @@ func fnMatch(c *call) error {
 		}
 		prefix = v != 0
 	}
-	p, err := c.state.plan(c.text(0), prefix)
+	p, err := c.state.plan(c.text(0), prefix, query.SyntaxLiteral)
 	if err != nil {
 		return err
 	}

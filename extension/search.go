@@ -8,9 +8,9 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"strings"
 	"unicode/utf8"
-	"runtime/cgo"
 	"unsafe"
 
 	"github.com/sessionsearch/sessionsearch/query"
@@ -170,20 +170,30 @@ func (c *call) boundDecision(i int) *store.Decision {
 }
 
 // searchPlan is a query's plan (package query) with what the connection
-// derives from it once: the phrases snippets centre on.
+// derives from it once: the phrases snippets centre on, of the query's
+// terms and, for relaxed searches, of its words too.
 type searchPlan struct {
 	query.Plan
-	phrases []sqlfuncs.Phrase
-	tokened bool
+	phrases [2][]sqlfuncs.Phrase
+	tokened [2]bool
 }
 
-// snippetPhrases returns the phrases of the plan's snippet terms, in the
-// tokens of the store's tokenizer.
-func (p *searchPlan) snippetPhrases() []sqlfuncs.Phrase {
-	if !p.tokened {
-		p.phrases, p.tokened = tokenPhrases(p.SnippetTerms()), true
+// snippetPhrases returns the phrases snippets centre on, in the tokens of
+// the store's tokenizer: the query's terms, and with relaxed the pieces of
+// its words as well.
+func (p *searchPlan) snippetPhrases(relaxed bool) []sqlfuncs.Phrase {
+	i := 0
+	if relaxed {
+		i = 1
 	}
-	return p.phrases
+	if !p.tokened[i] {
+		terms := p.Terms
+		if relaxed {
+			terms = p.SnippetTerms()
+		}
+		p.phrases[i], p.tokened[i] = tokenPhrases(terms), true
+	}
+	return p.phrases[i]
 }
 
 // tokenPhrases returns the phrases of query terms, in the tokens of the
@@ -205,10 +215,10 @@ func tokenPhrases(terms []query.Term) []sqlfuncs.Phrase {
 
 // snippet cuts the snippet of a text found by the plan (docs/search.md
 // Q14): the masked window of at most maxChars characters around its
-// matches, the plan's phrases and the extra ones (the words' forms a
-// search found).
-func (p *searchPlan) snippet(text string, maxChars int, extra []sqlfuncs.Phrase) string {
-	phrases := p.snippetPhrases()
+// matches, of the plan's phrases (snippetPhrases) and the extra ones (the
+// words' forms a search found).
+func (p *searchPlan) snippet(text string, maxChars int, relaxed bool, extra []sqlfuncs.Phrase) string {
+	phrases := p.snippetPhrases(relaxed)
 	if len(extra) > 0 {
 		phrases = append(phrases[:len(phrases):len(phrases)], extra...)
 	}
@@ -241,14 +251,14 @@ func fnSessionsSnippet(c *call) error {
 		}
 		prefix = v != 0
 	}
-	p, err := c.state.plan(c.text(1), prefix)
+	p, err := c.state.plan(c.text(1), prefix, query.SyntaxLiteral)
 	if err != nil {
 		return err
 	}
 	// The text is read in place: a message can be megabytes, and nothing
 	// here keeps it past the call.
 	b := c.textBytes(0)
-	c.resultText(p.snippet(unsafe.String(unsafe.SliceData(b), len(b)), int(maxChars), nil))
+	c.resultText(p.snippet(unsafe.String(unsafe.SliceData(b), len(b)), int(maxChars), false, nil))
 	return nil
 }
 
@@ -272,7 +282,7 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	plan, err := c.state.plan(c.text(0), opts.Prefix)
+	plan, err := c.state.plan(c.text(0), opts.Prefix, opts.Syntax)
 	if err != nil {
 		return err
 	}
@@ -327,7 +337,6 @@ type searcher struct {
 	// formPhrases are the phrases of the words' other forms, once looked up.
 	formPhrases []sqlfuncs.Phrase
 }
-
 
 // maxForms bounds the other forms of a word a search adds, and
 // maxVocabulary the terms of the index it reads to find them.
@@ -396,26 +405,35 @@ func (s *searcher) filters() named {
 // run returns the results and whether more matched.
 func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 	grouped := s.opts.Group == sqlfuncs.GroupSession
-	if !grouped && s.opts.Order != sqlfuncs.OrderBlend {
+	relaxed := s.opts.Match == sqlfuncs.MatchRelaxed
+	if !grouped && s.opts.Order != sqlfuncs.OrderBlend && s.opts.Syntax != query.SyntaxQuery {
 		// The common case: the exact tier alone fills the limit, and its
 		// statement (SearchSQL) does it with snippets.
 		hits, err := s.exact()
-		if err != nil || len(hits) > s.opts.Limit && !twins(hits) {
-			return hits[:min(len(hits), s.opts.Limit)], err == nil, err
+		if err != nil || !relaxed || len(hits) > s.opts.Limit {
+			return hits[:min(len(hits), s.opts.Limit)], len(hits) > s.opts.Limit, err
 		}
 	}
 	var forms [][]string
-	if !s.opts.Exact {
+	if relaxed {
 		var err error
 		if forms, err = s.forms(); err != nil {
 			return nil, false, err
 		}
 	}
-	weights, err := s.weights(forms)
-	if err != nil {
-		return nil, false, err
+	// Words are weighed to order relaxed hits and to score sessions; the
+	// exact tier's hits need no weights.
+	var weights ranking.Weights
+	if relaxed || grouped {
+		var err error
+		if weights, err = s.weights(forms); err != nil {
+			return nil, false, err
+		}
 	}
-	want := (s.opts.Limit + 1) * messageCandidates
+	want := s.opts.Limit + 1
+	if relaxed {
+		want *= messageCandidates
+	}
 	if grouped {
 		want = max(sessionCandidates, s.opts.Limit*s.opts.PerSession*messageCandidates)
 	}
@@ -425,7 +443,7 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 	}
 	// Grouped results always look further than the exact tier: a session is
 	// scored on the words all its messages hold (Q27).
-	if !s.opts.Exact && (grouped || len(hits) < want) {
+	if relaxed && (grouped || len(hits) < want) {
 		if expr, groups := s.plan.Relaxed(forms); expr != "" {
 			more, err := s.candidates(expr, groups, false, want)
 			if err != nil {
@@ -443,25 +461,28 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 		}
 	}
 	ranking.Order(hits, weights, s.opts.Order)
-	var readErr error
-	vocabularies := map[int64]ranking.Vocabulary{}
-	vocabulary := func(rowid int64) ranking.Vocabulary {
-		if v, ok := vocabularies[rowid]; ok {
-			return v
-		}
-		text, err := s.content(rowid)
-		if err != nil && readErr == nil {
-			readErr = err
-		}
-		v := ranking.VocabularyOf(text)
-		vocabularies[rowid] = v
-		return v
-	}
 	var shown []ranking.Hit
 	var scores []float64
 	truncated := false
+	var readErr error
 	if grouped {
+		vocabularies := map[int64]ranking.Vocabulary{}
+		vocabulary := func(rowid int64) ranking.Vocabulary {
+			if v, ok := vocabularies[rowid]; ok {
+				return v
+			}
+			text, err := s.content(rowid)
+			if err != nil && readErr == nil {
+				readErr = err
+			}
+			v := ranking.VocabularyOf(text)
+			vocabularies[rowid] = v
+			return v
+		}
 		sessions := ranking.Group(hits, weights)
+		if s.opts.Order == sqlfuncs.OrderRecent {
+			ranking.Newest(sessions)
+		}
 		truncated = len(sessions) > s.opts.Limit
 		for _, sess := range sessions[:min(len(sessions), s.opts.Limit)] {
 			for _, h := range ranking.Collapse(sess.Hits, s.opts.PerSession, vocabulary) {
@@ -470,9 +491,8 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 			}
 		}
 	} else {
-		shown = ranking.Collapse(hits, s.opts.Limit+1, vocabulary)
-		truncated = len(shown) > s.opts.Limit
-		shown = shown[:min(len(shown), s.opts.Limit)]
+		truncated = len(hits) > s.opts.Limit
+		shown = hits[:min(len(hits), s.opts.Limit)]
 	}
 	if readErr != nil {
 		return nil, false, readErr
@@ -485,8 +505,11 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 			return nil, false, err
 		}
 		r := sqlfuncs.SearchHit{SessionKey: h.SessionKey, MessageID: h.MessageID, Role: h.Role, Timestamp: h.Timestamp,
-			Snippet: s.plan.snippet(text, s.opts.SnippetChars, s.formPhrases), Score: h.Score, Match: h.Match(words), Repeats: h.Repeats}
-		if r.Match != ranking.MatchAll {
+			Snippet: s.plan.snippet(text, s.opts.SnippetChars, relaxed, s.formPhrases), Score: h.Score, Repeats: h.Repeats}
+		if relaxed {
+			r.Match = h.Match(words)
+		}
+		if r.Match != ranking.MatchAll && r.Match != "" {
 			for _, w := range h.Held(words) {
 				r.Words = append(r.Words, s.plan.Words[w].Text)
 			}
@@ -537,21 +560,6 @@ func (s *searcher) weights(forms [][]string) (ranking.Weights, error) {
 	return ranking.NewWeights(max(N, statsCap), max(S, 1), messages, sessions), nil
 }
 
-// twins reports whether two hits of the exact tier may be near-identical
-// (ranking.Twins): then the ranked path reads their texts to fold them.
-func twins(hits []sqlfuncs.SearchHit) bool {
-	for i := range hits {
-		for j := range i {
-			a, b := hits[i], hits[j]
-			if ranking.Twins(ranking.Hit{SessionKey: a.SessionKey, Role: a.Role, Score: a.Score},
-				ranking.Hit{SessionKey: b.SessionKey, Role: b.Role, Score: b.Score}) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // exact runs SearchSQL (or RecentSQL) for up to Limit+1 hits, the one more
 // telling whether the results were cut. :options is the search's
 // visibility decision itself, as a pointer value.
@@ -576,7 +584,10 @@ func (s *searcher) exact() ([]sqlfuncs.SearchHit, error) {
 	var hits []sqlfuncs.SearchHit
 	err = st.each(func(store.Row) error {
 		hits = append(hits, sqlfuncs.SearchHit{SessionKey: st.Text(0), MessageID: st.Text(1),
-			Role: st.Text(2), Timestamp: st.Int(3), Snippet: st.Text(4), Score: st.Float(5), Match: ranking.MatchAll})
+			Role: st.Text(2), Timestamp: st.Int(3), Snippet: st.Text(4), Score: st.Float(5)})
+		if s.opts.Match == sqlfuncs.MatchRelaxed {
+			hits[len(hits)-1].Match = ranking.MatchAll
+		}
 		return nil
 	}, args)
 	return hits, err

@@ -61,9 +61,10 @@ type rawTerm struct {
 	or      bool // the bare word OR
 }
 
-// Parse checks a query and parses it. prefix makes the last atom of the
-// last clause a prefix (the "prefix" option). Terms that hold no token are
-// kept: Plan drops them, since only the tokenizer knows.
+// Parse checks a query and parses it. prefix makes the last atom that
+// holds a token, of the last positive clause that has one, a prefix (the
+// "prefix" option). Terms that hold no token are kept: NewPlan drops
+// them.
 func Parse(q string, prefix bool) (Query, error) {
 	q, err := Check(q)
 	if err != nil {
@@ -88,10 +89,54 @@ func Parse(q string, prefix bool) (Query, error) {
 		}
 	}
 	if prefix {
+		var tk tokens
 		for i := len(out.Clauses) - 1; i >= 0; i-- {
-			if !out.Clauses[i].Negated {
-				alts := out.Clauses[i].Alts
-				alts[len(alts)-1].Prefix = true
+			alts := out.Clauses[i].Alts
+			if a := &alts[len(alts)-1]; !out.Clauses[i].Negated && len(tk.lead(a.Text)) > 0 {
+				a.Prefix = true
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Syntaxes of a query (the "syntax" option, docs/search.md Q1).
+const (
+	// SyntaxLiteral: every white-space separated term is text, matched as
+	// a phrase (CONTRACT.md's rule, and sessions_match's).
+	SyntaxLiteral = "literal"
+	// SyntaxQuery: the query language Parse reads.
+	SyntaxQuery = "query"
+)
+
+// ParseSyntax parses a query in a syntax: Parse for SyntaxQuery,
+// ParseLiteral for any other.
+func ParseSyntax(q string, prefix bool, syntax string) (Query, error) {
+	if syntax == SyntaxQuery {
+		return Parse(q, prefix)
+	}
+	return ParseLiteral(q, prefix)
+}
+
+// ParseLiteral checks a query and reads it literally: each term between
+// white space (Unicode's, and NUL) is one plain atom, whatever quotes,
+// minus signs, stars or capitals it holds, and all must match. prefix
+// makes the last term that holds a token a prefix.
+func ParseLiteral(q string, prefix bool) (Query, error) {
+	q, err := Check(q)
+	if err != nil {
+		return Query{}, err
+	}
+	var out Query
+	for _, f := range strings.FieldsFunc(q, isSpace) {
+		out.Clauses = append(out.Clauses, Clause{Alts: []Atom{{Text: f}}})
+	}
+	if prefix {
+		var tk tokens
+		for i := len(out.Clauses) - 1; i >= 0; i-- {
+			if a := &out.Clauses[i].Alts[0]; len(tk.lead(a.Text)) > 0 {
+				a.Prefix = true
 				break
 			}
 		}

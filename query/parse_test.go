@@ -7,6 +7,39 @@ import (
 	"testing"
 )
 
+// TestLiteral: the literal syntax (docs/search.md Q1, CONTRACT.md): every
+// white-space separated term is text matched as a phrase, all required.
+func TestLiteral(t *testing.T) {
+	tests := []struct {
+		name, query string
+		prefix      bool
+		want        string
+	}{
+		{"terms are ANDed", "fold case", false, `"fold" AND "case"`},
+		{"OR is a word", "cats OR dogs", false, `"cats" AND "OR" AND "dogs"`},
+		{"minus is text", "fold -case", false, `"fold" AND "-case"`},
+		{"star is text", "fo*", false, `"fo*"`},
+		{"quotes are text", `say "hi there"`, false, `"say" AND """hi" AND "there"""`},
+		{"NEAR group is text", "NEAR(a b, 2)", false, `"NEAR(a" AND "b," AND "2)"`},
+		{"NUL splits", "a\x00b", false, `"a" AND "b"`},
+		{"punctuation term dropped", "fold ... case", false, `"fold" AND "case"`},
+		{"all punctuation matches nothing", `!!! ... -- --`, false, MatchNothing},
+		{"prefix: the last term", "case fol", true, `"case" AND "fol"*`},
+		{"prefix: the last term that holds a token", "case fol ...", true, `"case" AND "fol"*`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := ParseSyntax(tt.query, tt.prefix, SyntaxLiteral)
+			if err != nil {
+				t.Fatalf("ParseLiteral(%q): %v", tt.query, err)
+			}
+			if got := NewPlan(q).All; got != tt.want {
+				t.Errorf("ParseLiteral(%q, prefix=%v).All = %s, want %s", tt.query, tt.prefix, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestAll: what a query matches in the exact tier (docs/search.md Q25): the
 // FTS5 expression of every clause.
 func TestAll(t *testing.T) {
@@ -53,7 +86,7 @@ func TestAll(t *testing.T) {
 		{"all punctuation matches nothing", `!!! ... -- --`, false, MatchNothing},
 		{"prefix option: the last term", "case fol", true, `"case" AND "fol"*`},
 		{"prefix option skips exclusions", "case fol -x", true, `("case" AND "fol"*) NOT "x"`},
-		{"prefix option on a dropped term", "case fol ...", true, `"case" AND "fol"`},
+		{"prefix option: the last term that holds a token", "case fol ...", true, `"case" AND "fol"*`},
 		{"CJK term kept whole", "ユーザIDを", false, `"ユーザIDを"`},
 	}
 	for _, tt := range tests {
@@ -100,7 +133,7 @@ func TestWords(t *testing.T) {
 		name, query string
 		want        []string // Text, with "@lang" when the word has one
 	}{
-		{"English stopwords go", "What did Caroline research?", []string{"Caroline@en", "research?@en"}},
+		{"English stopwords go", "What did Caroline research?", []string{"Caroline@en", "research@en"}},
 		{"the parts of a word count", "What is Caroline's identity", []string{"caroline@en", "identity@en"}},
 		{"a slash and a hyphen cut parts", "artists/bands transgender-specific", []string{"artists@en", "bands@en", "transgender@en", "specific@en"}},
 		{"every word a stopword: all kept", "what is it", []string{"what@en", "is@en", "it@en"}},

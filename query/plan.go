@@ -150,7 +150,7 @@ func NewPlan(q Query) Plan {
 		case len(kept) > 1 || a.Quoted || a.Prefix:
 			cands = append(cands, candidate{word: Word{Text: strings.Join(textsOf(kept), " OR "), Terms: termsOf(kept)}})
 		case len(toks) == 1 && !isNgramToken(toks[0]):
-			cands = append(cands, candidate{word: Word{Text: a.Text, Terms: termsOf(kept), Token: toks[0]}, single: true})
+			cands = append(cands, candidate{word: Word{Text: trimPunct(a.Text), Terms: termsOf(kept), Token: toks[0]}, single: true})
 		case allNgram(toks):
 			for _, piece := range ngramPieces(toks) {
 				cands = append(cands, candidate{word: Word{Text: piece, Terms: []Term{{Text: piece}}}, single: true})
@@ -236,6 +236,15 @@ func NewPlan(q Query) Plan {
 		p.Words = append(p.Words, c.word)
 	}
 	return p
+}
+
+// trimPunct returns a word as written without the punctuation around it
+// (the ? of "Lisbon?"), as a result's words show it.
+func trimPunct(s string) string {
+	if t := strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) }); t != "" {
+		return t
+	}
+	return s
 }
 
 // isLetter reports whether a word of a spaced script is one letter (the s

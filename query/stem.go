@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	snowball "github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/arabic"
@@ -25,7 +26,7 @@ import (
 	"github.com/blevesearch/snowballstem/turkish"
 )
 
-// Word forms (docs/search.md Q24): two words are forms of each other when
+// Word forms (docs/search.md Q28): two words are forms of each other when
 // Snowball's stemmer of the query's language gives them the same stem
 // (researching, researched and research are research). The stemmers are
 // Snowball's own, generated into Go (github.com/blevesearch/snowballstem),
@@ -61,16 +62,22 @@ func Stem(lang, word string) (string, bool) {
 	return env.Current(), true
 }
 
-// MinFormPrefix is the shortest common start of a word and its stem for
-// which its forms are looked up: a shorter one would read too much of the
-// index's vocabulary and find unrelated words.
+// MinFormPrefix is the shortest common start, in characters, of a word
+// and its stem for which its forms are looked up: a shorter one would read
+// too much of the index's vocabulary and find unrelated words.
 const MinFormPrefix = 3
 
 // FormPrefix returns where the forms of a word are looked for in the
 // index's vocabulary (its terms in [prefix, prefix + "\xff")): the common
-// start of the word and its stem, which every term that Snowball's
-// suffix-stripping stemmers give the same stem shares in practice. It
-// returns "" when the word has no stemmer or the prefix is too short.
+// start of the word and its stem but the stem's last character, which
+// every term that Snowball's suffix-stripping stemmers give the same stem
+// shares in practice. The last character is left out because a stemmer
+// may rewrite it: English's turns a final y into i (study and studies are
+// studi) and gives back an e it removed (hoping is hope), so the forms of
+// studies start with stud and those of hope with hop. When that start is
+// too short, the common start of the word and its whole stem is used (run,
+// running). It returns "" when the word has no stemmer or the prefix is
+// too short.
 func (w Word) FormPrefix() string {
 	if w.Token == "" || w.Lang == "" {
 		return ""
@@ -79,14 +86,27 @@ func (w Word) FormPrefix() string {
 	if !ok {
 		return ""
 	}
+	_, last := utf8.DecodeLastRuneInString(stem)
+	for _, s := range []string{stem[:len(stem)-last], stem} {
+		if p := commonStart(w.Token, s); utf8.RuneCountInString(p) >= MinFormPrefix {
+			return p
+		}
+	}
+	return ""
+}
+
+// commonStart returns the longest common start of a and b, in whole
+// characters.
+func commonStart(a, b string) string {
 	n := 0
-	for n < len(stem) && n < len(w.Token) && stem[n] == w.Token[n] {
-		n++
+	for n < len(a) && n < len(b) {
+		ra, size := utf8.DecodeRuneInString(a[n:])
+		if rb, _ := utf8.DecodeRuneInString(b[n:]); ra != rb {
+			break
+		}
+		n += size
 	}
-	if n < MinFormPrefix {
-		return ""
-	}
-	return w.Token[:n]
+	return a[:n]
 }
 
 // IsForm reports whether a term of the index is another form of the word:

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Stopwords (docs/search.md Q24): words so common that a message holding
+// Stopwords (docs/search.md Q27): words so common that a message holding
 // them says nothing about the question. A relaxed search leaves them out
 // of the words it counts; the first, exact tier keeps every word.
 //
@@ -80,6 +80,12 @@ func Stopwords(words []string) ([]bool, map[string]string) {
 	// language's list holds.
 	hits := map[string][]int{}
 	for _, w := range words {
+		// A letter alone (the s of caroline's, the t of don't) is no
+		// evidence of a language: French's list holds s and t, so English
+		// contractions would make a question French.
+		if isLetter(w) {
+			continue
+		}
 		script := wordScript(w)
 		for i := range langs {
 			if byWord[w]&(1<<i) != 0 && langs[i].script == script {

@@ -33,7 +33,7 @@ const (
 )
 
 // HalfLife is the recency blend's half-life: a hit this much older than
-// the newest candidate counts half (docs/search.md Q30).
+// the newest candidate counts half (docs/search.md Q29).
 const HalfLife = 30 * 24 * 3600 * 1000 // 30 days, in milliseconds
 
 // MaxWords is the most words a coverage mask holds (the packing of
@@ -61,7 +61,7 @@ func Full(n int) Coverage {
 	return Coverage(int64(n)<<54 | int64(n)<<48 | m<<24 | m)
 }
 
-// Weights are what each word of a query is worth (docs/search.md Q26):
+// Weights are what each word of a query is worth (docs/search.md Q29):
 // for ordering messages, its inverse document frequency over messages, as
 // bm25 computes it, ln(1 + (N - n + 0.5) / (n + 0.5)) with N messages of
 // which n hold the word; for scoring sessions, over sessions, ln((S + 1) /
@@ -136,7 +136,7 @@ func matchRank(m string) int {
 	return 2
 }
 
-// Order sorts hits best first (docs/search.md Q26): the exact tier's
+// Order sorts hits best first (docs/search.md Q29): the exact tier's
 // first; then by class (all, forms, some); then by the words held in any
 // form, each counted at its message weight, then by the words held as
 // written; then, by order: relevance, the bm25 score; recent, the newest;
@@ -207,7 +207,7 @@ func (h Hit) Held(n int) []int {
 	return out
 }
 
-// Near-identical messages (docs/search.md Q29) are two hits of one
+// Near-identical messages (docs/search.md Q30) are two hits of one
 // session and role that hold the same words of the query, whose scores are
 // within ScoreSpread of each other, and whose texts share at least
 // Similarity of their words (Jaccard's index of their sets of words,
@@ -287,7 +287,7 @@ type Session struct {
 	Hits   []Hit
 }
 
-// The parts of a session's score (docs/search.md Q27), weighed as the
+// The parts of a session's score (docs/search.md Q30), weighed as the
 // LoCoMo benchmark chose (docs/quality.md): the bm25 score of its best hit
 // relative to the best of all hits; the share of the query's session
 // weight that its best hit holds; and, counted SessionWords times, the
@@ -298,7 +298,7 @@ const (
 	SessionWords = 3.0
 )
 
-// Group groups ordered hits by session (docs/search.md Q27): a session is
+// Group groups ordered hits by session (docs/search.md Q30): a session is
 // scored on its best hit and on the words its hits hold, each word at its
 // session weight, and sessions are ordered by score, ties to the newest.
 // Each session keeps its hits in the given order.
@@ -357,4 +357,18 @@ func mask(h Hit, all uint32) uint32 {
 		return all
 	}
 	return h.Cov.Any()
+}
+
+// Newest orders grouped sessions newest first (order recent), ties to the
+// better score, then the key.
+func Newest(sessions []Session) {
+	slices.SortStableFunc(sessions, func(a, b Session) int {
+		if c := cmp.Compare(b.Newest, a.Newest); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
 }

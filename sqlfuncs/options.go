@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sessionsearch/sessionsearch/query"
 )
 
 // The options of sessions_search, sessions_history and session_visible are
@@ -51,6 +53,12 @@ const (
 const (
 	GroupMessage = "message"
 	GroupSession = "session"
+)
+
+// Matches of sessions_search: how much of the query a hit must hold.
+const (
+	MatchAll     = "all"
+	MatchRelaxed = "relaxed"
 )
 
 // Kinds of session, for the kind filter (sessionkey.Kind).
@@ -103,7 +111,8 @@ type SearchOptions struct {
 	Exclude      []string  `json:"exclude,omitempty"` // session keys left out
 	Group        string    `json:"group,omitempty"`
 	PerSession   int       `json:"perSession,omitempty"`
-	Exact        bool      `json:"exact,omitempty"` // no relaxed tiers
+	Syntax       string    `json:"syntax,omitempty"`
+	Match        string    `json:"match,omitempty"`
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -203,8 +212,10 @@ var (
 		{Name: "group", Type: TypeString, Enum: []string{GroupMessage, GroupSession}, Default: GroupMessage,
 			Help: "results one per message (message), or grouped by session, limit then counting sessions, each with its best hits (session)"},
 		{Name: "perSession", Type: TypeInteger, Min: 1, Max: 10, Default: 3, Help: "with group session, at most `n` hits of each session"},
-		{Name: "exact", Type: TypeBoolean, Default: false,
-			Help: "only messages that hold every word as written; without it, when fewer than limit do, messages with other forms of the words or some of them follow"},
+		{Name: "syntax", Type: TypeString, Enum: []string{query.SyntaxLiteral, query.SyntaxQuery}, Default: query.SyntaxLiteral,
+			Help: "read every white-space separated term as text, all required (literal), or read \"phrases\", OR, -term and term* (query)"},
+		{Name: "match", Type: TypeString, Enum: []string{MatchAll, MatchRelaxed}, Default: MatchAll,
+			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
@@ -218,6 +229,32 @@ var (
 // SearchOptionSpecs describes the options of sessions_search.
 func SearchOptionSpecs() OptionSpecs { return slices.Clone(searchSpecs) }
 
+// answerDefaults are the defaults where a person or an agent asks in their
+// own words (docs/search.md Q31): the query language, relaxed matching and
+// results by session, the settings that find the most answers on LoCoMo
+// (docs/quality.md). SQL and HTTP keep the defaults of the table, which
+// CONTRACT.md states.
+var answerDefaults = map[string]any{"syntax": query.SyntaxQuery, "match": MatchRelaxed, "group": GroupSession}
+
+// AnswerOptionSpecs describes the options of sessions_search as the CLI's
+// search and the MCP tool take them: SearchOptionSpecs with the defaults
+// of answerDefaults.
+func AnswerOptionSpecs() OptionSpecs {
+	specs := SearchOptionSpecs()
+	for i := range specs {
+		if d, ok := answerDefaults[specs[i].Name]; ok {
+			specs[i].Default = d
+		}
+	}
+	return specs
+}
+
+// ParseAnswerOptions parses the options of sessions_search with the
+// defaults of AnswerOptionSpecs for what is absent.
+func ParseAnswerOptions(js string) (SearchOptions, error) {
+	return parseSearch(AnswerOptionSpecs(), js)
+}
+
 // HistoryOptionSpecs describes the options of sessions_history.
 func HistoryOptionSpecs() OptionSpecs { return slices.Clone(historySpecs) }
 
@@ -228,8 +265,12 @@ func VisibilityOptionSpecs() OptionSpecs { return slices.Clone(visibilitySpecs) 
 // ParseSearchOptions parses the options of sessions_search, with the
 // defaults of SearchOptionSpecs for what is absent.
 func ParseSearchOptions(js string) (SearchOptions, error) {
+	return parseSearch(searchSpecs, js)
+}
+
+func parseSearch(specs OptionSpecs, js string) (SearchOptions, error) {
 	var o SearchOptions
-	if err := searchSpecs.parse(js, &o); err != nil {
+	if err := specs.parse(js, &o); err != nil {
 		return SearchOptions{}, err
 	}
 	if err := o.checkTimes(); err != nil {
@@ -353,3 +394,13 @@ func (e *OptionError) Error() string { return e.Option + " must be " + e.Want + 
 // others (the caller and its visibility) from its command line. Checks
 // across options are Validate's.
 func (specs OptionSpecs) Decode(js string, dst any) error { return specs.parse(js, dst) }
+
+// FillDefaults sets each field of dst (a pointer to the options type of
+// specs) that is zero to its option's default, as Decode does for an
+// absent option.
+func (specs OptionSpecs) FillDefaults(dst any) {
+	fields := fieldsOf(dst)
+	for _, s := range specs {
+		s.fillDefault(fields.field(s.Name))
+	}
+}

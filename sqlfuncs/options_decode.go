@@ -55,9 +55,7 @@ func (specs OptionSpecs) decode(prefix string, values map[string]json.RawMessage
 			if s.Required && f.IsZero() {
 				return fmt.Errorf("option %q is required", prefix+s.Name)
 			}
-			if s.Default != nil && f.IsZero() {
-				f.Set(reflect.ValueOf(s.Default).Convert(f.Type()))
-			}
+			s.fillDefault(f)
 			continue
 		}
 		if err := s.decodeValue(prefix, raw, f); err != nil {
@@ -65,6 +63,13 @@ func (specs OptionSpecs) decode(prefix string, values map[string]json.RawMessage
 		}
 	}
 	return nil
+}
+
+// fillDefault sets f, the option's field, to the default when it is zero.
+func (s OptionSpec) fillDefault(f reflect.Value) {
+	if s.Default != nil && f.IsZero() {
+		f.Set(reflect.ValueOf(s.Default).Convert(f.Type()))
+	}
 }
 
 func (specs OptionSpecs) checkNames(prefix string, order []string) error {

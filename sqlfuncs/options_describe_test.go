@@ -316,7 +316,7 @@ func TestOptionsJSONRoundTrip(t *testing.T) {
 	searches := []SearchOptions{
 		defaultSearch("agent:ops:main"),
 		{Options: Options{Caller: "c", Visibility: "all", Sandboxed: true, SandboxVisibility: "all", AgentToAgent: AgentToAgent{Enabled: true, Allow: []string{"*", "o*"}}},
-			Limit: 3, SessionKey: "agent:ops:x", SnippetChars: 50, MaxBytes: 4096, Prefix: true, Order: "recent", Group: "session", PerSession: 2,
+			Limit: 3, SessionKey: "agent:ops:x", SnippetChars: 50, MaxBytes: 4096, Prefix: true, Order: "recent", Group: "session", PerSession: 2, Syntax: "query", Match: "relaxed",
 			After: time.UnixMilli(1700000000123).UTC(), Before: time.Date(2026, 11, 1, 9, 30, 0, 500, time.UTC)},
 	}
 	for _, o := range searches {
@@ -495,5 +495,6 @@ func ExampleSearchOptionSpecs() {
 	// exclude           array   leave out the sessions with these `keys` (already seen)
 	// group             string  results one per message (message), or grouped by session, limit then counting sessions, each with its best hits (session) (default message)
 	// perSession        integer with group session, at most `n` hits of each session (1..10, default 3)
-	// exact             boolean only messages that hold every word as written; without it, when fewer than limit do, messages with other forms of the words or some of them follow
+	// syntax            string  read every white-space separated term as text, all required (literal), or read "phrases", OR, -term and term* (query) (default literal)
+	// match             string  only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed) (default all)
 }

@@ -9,7 +9,7 @@ import (
 func defaultSearch(caller string) SearchOptions {
 	return SearchOptions{
 		Options: Options{Caller: caller, Visibility: "tree", SandboxVisibility: "spawned"},
-		Limit:   10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance", Group: "message", PerSession: 3,
+		Limit:   10, SnippetChars: 300, MaxBytes: 32768, Order: "relevance", Group: "message", PerSession: 3, Syntax: "literal", Match: "all",
 	}
 }
 
@@ -118,7 +118,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project, role, agent, kind, exclude, group, perSession, exact)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project, role, agent, kind, exclude, group, perSession, syntax, match)"
 
 func TestOptionErrors(t *testing.T) {
 	search := func(js string) error { _, err := ParseSearchOptions(js); return err }
@@ -287,6 +287,39 @@ func TestSQLProject(t *testing.T) {
 		exact, under := SearchOptions{Project: tt.project}.SQLProject()
 		if exact != tt.exact || under != tt.under {
 			t.Errorf("SQLProject(%q) = %v, %v; want %v, %v", tt.project, exact, under, tt.exact, tt.under)
+		}
+	}
+}
+
+// docs/search.md Q31: where people ask (the CLI, the MCP tool) the query
+// language, relaxed matching and results by session are the defaults; an
+// option given explicitly wins; SQL's defaults are unchanged.
+func TestAnswerOptions(t *testing.T) {
+	o, err := ParseAnswerOptions(`{"caller":"c"}`)
+	if err != nil || o.Syntax != "query" || o.Match != MatchRelaxed || o.Group != GroupSession || o.Limit != 10 {
+		t.Errorf("ParseAnswerOptions defaults: %+v, %v", o, err)
+	}
+	o, err = ParseAnswerOptions(`{"caller":"c","syntax":"literal","match":"all","group":"message"}`)
+	if err != nil || o.Syntax != "literal" || o.Match != MatchAll || o.Group != GroupMessage {
+		t.Errorf("ParseAnswerOptions with the options set back: %+v, %v", o, err)
+	}
+	if _, err := ParseAnswerOptions(`{"caller":"c","match":"fuzzy"}`); err == nil || !strings.Contains(err.Error(), `match must be "all" or "relaxed", got "fuzzy"`) {
+		t.Errorf("a bad match: %v", err)
+	}
+	o, _ = ParseSearchOptions(`{"caller":"c"}`)
+	if o.Syntax != "literal" || o.Match != MatchAll || o.Group != GroupMessage {
+		t.Errorf("SQL defaults changed: %+v", o)
+	}
+	filled := SearchOptions{Match: MatchAll}
+	AnswerOptionSpecs().FillDefaults(&filled)
+	if filled.Match != MatchAll || filled.Syntax != "query" || filled.Group != GroupSession || filled.PerSession != 3 {
+		t.Errorf("FillDefaults: %+v", filled)
+	}
+	for _, name := range []string{"syntax", "match", "group"} {
+		a, _ := AnswerOptionSpecs().Lookup(name)
+		s, _ := SearchOptionSpecs().Lookup(name)
+		if a.Default == s.Default {
+			t.Errorf("%s: the answer default is SQL's, %v", name, a.Default)
 		}
 	}
 }

@@ -71,7 +71,7 @@ const hitFilters = `
       AND substr((SELECT sessions_searchable(:caller, :options, :session)), (f.rowid >> 32) + 1, 1) = x'01'
       AND (:after IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) > :after)
       AND (:before IS NULL OR (SELECT timestamp FROM sessionsearch_messages WHERE rowid = f.rowid) < :before)
-      AND (:role IS NULL OR (SELECT role FROM sessionsearch_entries WHERE id = f.rowid) = :role)
+      AND (:role IS NULL OR (SELECT role FROM sessionsearch_messages WHERE rowid = f.rowid) = :role)
       AND (:project IS NULL OR EXISTS (SELECT 1 FROM sessionsearch_sessions AS s JOIN transcript_events AS e
         ON e.session_key = s.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
         WHERE s.sid = f.rowid >> 32

@@ -99,7 +99,7 @@ func TestJSONOutput(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)
 
-	r := mustRun(t, "search", "日报", "--db", dbFile, "--json", "--limit", "3")
+	r := mustRun(t, "search", "日报", "--db", dbFile, "--json", "--limit", "3", "--group", "message")
 	if got := objectKeys(t, r.stdout); !reflect.DeepEqual(got, []string{"indexing", "results", "truncated"}) {
 		t.Fatalf("search keys %v", got)
 	}
@@ -116,7 +116,7 @@ func TestJSONOutput(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if !reflect.DeepEqual(keys, []string{"messageId", "role", "score", "sessionKey", "snippet", "timestamp"}) {
+		if !reflect.DeepEqual(keys, []string{"match", "messageId", "role", "score", "sessionKey", "snippet", "timestamp"}) {
 			t.Fatalf("result keys %v", keys)
 		}
 		if !bytes.HasPrefix(hit["sessionKey"], []byte(`"`)) || !bytes.HasPrefix(hit["snippet"], []byte(`"`)) || bytes.ContainsAny(hit["timestamp"], `."`) {
@@ -130,7 +130,7 @@ func TestJSONOutput(t *testing.T) {
 			t.Errorf("results not ordered by score, then newest: %+v after %+v", h, res.Results[i-1])
 		}
 	}
-	recent := searchJSON(t, dbFile, "--order", "recent", "日报")
+	recent := searchJSON(t, dbFile, "--order", "recent", "--group", "message", "日报")
 	for i := 1; i < len(recent.Results); i++ {
 		if recent.Results[i].Timestamp > recent.Results[i-1].Timestamp {
 			t.Errorf("--recent: %d after %d", recent.Results[i].Timestamp, recent.Results[i-1].Timestamp)
@@ -167,7 +167,7 @@ func TestJSONOutput(t *testing.T) {
 func TestReadableOutput(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)
-	r := mustRun(t, "search", "--db", dbFile, "--limit", "2", "授权码")
+	r := mustRun(t, "search", "--db", dbFile, "--limit", "2", "--group", "message", "授权码")
 	if !strings.Contains(r.stdout, "agent:main:session:d23482cc-fe6b-42f9-8d97-2a4415cf8b75") || !strings.Contains(r.stdout, "授权码") ||
 		strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, "(more results") {
 		t.Errorf("search output:\n%s", r.stdout)

@@ -135,7 +135,7 @@ func TestImportFixtures(t *testing.T) {
 		if !linesContainBoth(f.raw, w.word, w.where) || strings.Contains(all, strings.ToLower(w.word)) {
 			t.Fatalf("%s: %q is not a word of %s only", w.file, w.word, w.where)
 		}
-		if res := searchJSON(t, dbFile, w.word); len(res.Results) != 0 {
+		if res := searchJSON(t, dbFile, "--match", "all", w.word); len(res.Results) != 0 {
 			t.Errorf("%q (%s) found: %+v", w.word, w.where, res.Results)
 		}
 	}

@@ -38,9 +38,12 @@ const trustFlag = "trust-client-caller"
 
 const (
 	searchDescription = "Search the user and assistant messages of the OpenClaw sessions you may see, in any language " +
-		"(CJK and Thai by substring, accents and case ignored). Each white-space separated term of the query is " +
-		"matched as a phrase, and every term must match. Results are best first (or newest first with order " +
-		"recent), each with a snippet around the match; secrets in snippets are masked."
+		"(CJK and Thai by substring, accents and case ignored). Ask in plain words, as you would ask a person; " +
+		"\"quotes\" make a phrase, a OR b either word, -word leaves out messages with it, word* is a prefix. " +
+		"Messages that hold every word come first, then those with other forms of the words (plurals, tenses) " +
+		"or most of them (each result's match and words say which). Results are grouped by session, best " +
+		"session first with up to perSession hits each (group message for single messages); each has a snippet " +
+		"around the match, secrets masked. Use exclude to page past sessions already seen."
 	historyDescription = "Read the messages of one OpenClaw session (its active branch, oldest first), or a window " +
 		"around messageId (for example a search result's). Secrets in texts are masked."
 )
@@ -87,7 +90,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
 	t := &tools{store: store, bound: bound, trust: *trust, src: src}
-	t.add(server, "sessions_search", "Search sessions", searchDescription, "query", ownSpecs(sqlfuncs.SearchOptionSpecs()), searchOutputSchema, t.search)
+	t.add(server, "sessions_search", "Search sessions", searchDescription, "query", ownSpecs(sqlfuncs.AnswerOptionSpecs()), searchOutputSchema, t.search)
 	t.add(server, "sessions_history", "Read a session", historyDescription, "sessionKey", ownSpecs(sqlfuncs.HistoryOptionSpecs()), historyOutputSchema, t.history)
 	err = server.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -217,14 +220,27 @@ func object(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": required}
 }
 
+// optional adds properties that an object may leave out.
+func optional(obj map[string]any, props map[string]any) map[string]any {
+	for k, v := range props {
+		obj["properties"].(map[string]any)[k] = v
+	}
+	return obj
+}
+
 var (
 	str = map[string]any{"type": "string"}
 
 	searchOutputSchema = object(map[string]any{
-		"results": map[string]any{"type": "array", "items": object(map[string]any{
+		"results": map[string]any{"type": "array", "items": optional(object(map[string]any{
 			"sessionKey": str, "messageId": str, "role": str, "snippet": str,
 			"timestamp": map[string]any{"type": "integer", "description": "epoch milliseconds"},
 			"score":     map[string]any{"type": "number", "description": "higher is better"},
+		}), map[string]any{
+			"match":        map[string]any{"type": "string", "enum": []any{"all", "forms", "some"}, "description": "whether the message holds every word, every word in some form, or some words"},
+			"words":        map[string]any{"type": "array", "items": str, "description": "the words of the query it holds, when not all"},
+			"repeats":      map[string]any{"type": "integer", "description": "near-identical messages of its session folded into it"},
+			"sessionScore": map[string]any{"type": "number", "description": "the score of its session, when grouped by session"},
 		})},
 		"indexing":  map[string]any{"type": "boolean", "description": "a visible session waits for indexing: results may be incomplete"},
 		"truncated": map[string]any{"type": "boolean", "description": "more results exist than were returned"},
@@ -251,7 +267,7 @@ func (t *tools) withBound(caller string) driver.Options {
 }
 
 func (t *tools) search(ctx context.Context, query, options string) (any, error) {
-	opts, err := sqlfuncs.ParseSearchOptions(options)
+	opts, err := sqlfuncs.ParseAnswerOptions(options)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func TestMCPServer(t *testing.T) {
 		props, required := inputSchema(t, tool)
 		switch tool.Name {
 		case "sessions_search":
-			if !slices.Equal(props, []string{"after", "before", "limit", "maxBytes", "order", "prefix", "project", "query", "sessionKey", "snippetChars"}) || !slices.Equal(required, []string{"query"}) {
+			if !slices.Equal(props, []string{"after", "agent", "before", "exclude", "group", "kind", "limit", "match", "maxBytes", "order", "perSession", "prefix", "project", "query", "role", "sessionKey", "snippetChars", "syntax"}) || !slices.Equal(required, []string{"query"}) {
 				t.Errorf("sessions_search arguments %v, required %v", props, required)
 			}
 		case "sessions_history":
@@ -109,7 +109,7 @@ func TestMCPServer(t *testing.T) {
 		t.Fatalf("tools %v", names)
 	}
 
-	text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "日报", "limit": 2})
+	text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "日报", "limit": 2, "group": "message"})
 	var res driver.SearchResult
 	decodeStrict(t, text, &res)
 	if isErr || len(res.Results) != 2 || !res.Truncated || !strings.Contains(res.Results[0].Snippet, "日报") {
@@ -249,7 +249,7 @@ func TestMCPToolDescriptions(t *testing.T) {
 	if limit := props["limit"].(map[string]any); limit["minimum"] != 1.0 || limit["maximum"] != 25.0 || limit["default"] != 10.0 {
 		t.Errorf("sessions_search limit %v", limit)
 	}
-	if order := props["order"].(map[string]any); !reflect.DeepEqual(order["enum"], []any{"relevance", "recent"}) {
+	if order := props["order"].(map[string]any); !reflect.DeepEqual(order["enum"], []any{"relevance", "recent", "blend"}) {
 		t.Errorf("sessions_search order %v", order)
 	}
 	hprops := tools["sessions_history"].InputSchema.(map[string]any)["properties"].(map[string]any)

@@ -81,9 +81,9 @@ func TestNothingFoundSaysWho(t *testing.T) {
 func TestQueryAndHistoryFlags(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
 	mustRun(t, "import", "--db", dbFile, fixtureDir)
-	star := searchJSON(t, dbFile, "ПЕРЕВІР*")
-	flag := searchJSON(t, dbFile, "--prefix", "ПЕРЕВІР")
-	plain := searchJSON(t, dbFile, "ПЕРЕВІР")
+	star := searchJSON(t, dbFile, "--match", "all", "ПЕРЕВІР*")
+	flag := searchJSON(t, dbFile, "--match", "all", "--prefix", "ПЕРЕВІР")
+	plain := searchJSON(t, dbFile, "--match", "all", "ПЕРЕВІР")
 	if len(star.Results) == 0 || len(star.Results) != len(flag.Results) || len(plain.Results) != 0 {
 		t.Errorf("ПЕРЕВІР*: %d results, --prefix %d, without a prefix %d", len(star.Results), len(flag.Results), len(plain.Results))
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/query"
 	"github.com/sessionsearch/sessionsearch/sqlfuncs"
 )
 
@@ -20,15 +21,17 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("search"))
 	db := fs.dbFlag()
 	var opts driver.SearchOptions
-	fs.optionFlags(&opts, &opts.Options, sqlfuncs.SearchOptionSpecs())
+	specs := sqlfuncs.AnswerOptionSpecs()
+	fs.optionFlags(&opts, &opts.Options, specs)
 	asJSON := fs.Bool("json", false, "print the JSON of sessions_search")
 	src := fs.sourceFlags()
-	fs.notes = []string{operatorNote, "A query's terms are phrases that must all match; a last term written word* is a prefix."}
+	fs.notes = []string{operatorNote, "A query is words, \"phrases\", a OR b, -word (not) and word* (a prefix). Messages that hold every word come first, then those with other forms of the words or most of them; results are grouped by session (--group message, --match all and --syntax literal turn this off)."}
 	terms, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	query, prefix, err := cliQuery(terms)
+	specs.FillDefaults(&opts)
+	query, prefix, err := cliQuery(terms, opts.Syntax)
 	if err != nil {
 		return err
 	}
@@ -93,13 +96,18 @@ const operatorNote = "Without --caller the command runs as the operator (agent:m
 	"visibility all and every other agent), who sees every session but the\n" +
 	"incognito ones. With --caller KEY it sees what that session may see."
 
-// cliQuery joins the query's terms. A last term ending in * is a prefix
-// (docs/cli.md C9); a * anywhere else is refused, since the store matches
-// only the last term as a prefix.
-func cliQuery(terms []string) (query string, prefix bool, err error) {
+// cliQuery joins the query's terms (docs/cli.md C9). In the query
+// language (--syntax query, the default) the store reads them. Read
+// literally, a last term ending in * is a prefix, and a * anywhere else is
+// refused, since the store matches only the last term as a prefix.
+func cliQuery(terms []string, syntax string) (q string, prefix bool, err error) {
 	words := strings.Fields(strings.Join(terms, " "))
 	if len(words) == 0 {
 		return "", false, usagef("search needs a QUERY")
+	}
+	if syntax == query.SyntaxQuery {
+		// The query language reads word* itself, wherever it stands.
+		return strings.Join(words, " "), false, nil
 	}
 	for i, w := range words {
 		if !strings.HasSuffix(w, "*") {

@@ -1,6 +1,6 @@
 // Command gen writes query/stopwords_tables.go: the stopwords of every
 // language the tokenizer is tested in, folded as the tokenizer folds a
-// query (docs/search.md Q24).
+// query (docs/search.md Q27).
 //
 // Why generated: stopword lists are data that others maintain. Nothing in
 // the table is typed by hand; it comes from two pinned sources:
@@ -204,4 +204,3 @@ func allNgram(out *tokenizer.Output) bool {
 	}
 	return true
 }
-
