@@ -64,28 +64,43 @@ type activityRequest struct {
 	UTCOffsetMinutes int       `json:"utcOffsetMinutes,omitempty"`
 }
 
-// activitySQL counts the searchable messages of each session and day: the
-// sessions of the search's mask (visible, not pending: docs/search.md Q21),
-// the time range and the query as the search applies them (Q18, Q1–Q4).
-const activitySQL = `WITH mask AS MATERIALIZED (SELECT sessions_searchable(?1, ?2, NULL) AS bits)
-SELECT m.rowid >> 32, (m.timestamp + ?3) / 86400000, count(*)
-FROM sessionsearch_messages AS m
-WHERE m.rowid >= (SELECT instr(bits, x'01') - 1 FROM mask) << 32
-  AND m.rowid < (SELECT length(bits) FROM mask) << 32
-  AND substr((SELECT bits FROM mask), (m.rowid >> 32) + 1, 1) = x'01'
-  AND m.timestamp > 0
-  AND (?4 IS NULL OR m.timestamp > ?4) AND (?5 IS NULL OR m.timestamp < ?5)
-  AND (?6 IS NULL OR m.role = ?6)
-  AND (?7 IS NULL OR m.rowid IN (SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH sessions_match(?7, ?8)))
+// The activity is counted in three steps, so that no message row pays
+// for more than its own count:
+//
+//  1. the sessions a search by the caller reads: the mask of
+//     sessions_searchable (visible, not pending: docs/search.md Q21);
+//  2. their keys and projects (the cwd of each header), and whether the
+//     project is inside the filter's, by the rule of the search (Q19,
+//     sqlfuncs.SearchOptions.SQLProject);
+//  3. their messages per session and day: each session's rowid range
+//     (docs/store.md S3), or with a query the matches FTS5 finds (Q1–Q4),
+//     with the time range (Q18) and the role.
+//
+// The agent and project filters are applied to the counts in Go, so that
+// the same counts also give the choices of each filter.
+
+// activitySessionsSQL reads the key and project of the sessions of a mask.
+const activitySessionsSQL = `WITH mask AS MATERIALIZED (SELECT sessions_searchable(?1, ?2, NULL) AS bits)
+SELECT ss.sid, ss.session_key, coalesce(e.event ->> 'cwd', ''),
+	?3 IS NULL OR e.event ->> 'cwd' = ?3 OR substr(e.event ->> 'cwd', 1, length(?4)) = ?4
+FROM mask, sessionsearch_sessions AS ss
+LEFT JOIN transcript_events AS e ON e.session_key = ss.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
+WHERE ss.sid < length(mask.bits) AND substr(mask.bits, ss.sid + 1, 1) = x'01'`
+
+// activityCountsSQL counts the messages of the sessions ?1 (a JSON array of
+// session numbers) per session and day.
+const activityCountsSQL = `SELECT m.rowid >> 32, (m.timestamp + ?2) / 86400000, count(*)
+FROM json_each(?1) AS j JOIN sessionsearch_messages AS m ON m.rowid BETWEEN j.value << 32 AND (j.value << 32) | 4294967295
+WHERE m.timestamp > 0 AND (?3 IS NULL OR m.timestamp > ?3) AND (?4 IS NULL OR m.timestamp < ?4) AND (?5 IS NULL OR m.role = ?5)
 GROUP BY 1, 2`
 
-// activitySessionsSQL reads the key and project of the sessions counted,
-// and whether the project is inside the filter's, by the rule of the
-// search (docs/search.md Q19, sqlfuncs.SearchOptions.SQLProject).
-const activitySessionsSQL = `SELECT ss.sid, ss.session_key, coalesce(e.event ->> 'cwd', ''),
-	?2 IS NULL OR e.event ->> 'cwd' = ?2 OR substr(e.event ->> 'cwd', 1, length(?3)) = ?3
-FROM json_each(?1) AS j JOIN sessionsearch_sessions AS ss ON ss.sid = j.value
-LEFT JOIN transcript_events AS e ON e.session_key = ss.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'`
+// activityMatchesSQL is activityCountsSQL for the messages that match a
+// query.
+const activityMatchesSQL = `SELECT m.rowid >> 32, (m.timestamp + ?2) / 86400000, count(*)
+FROM sessionsearch_fts AS f JOIN sessionsearch_messages AS m ON m.rowid = f.rowid
+WHERE sessionsearch_fts MATCH sessions_match(?6, ?7) AND f.rowid >> 32 IN (SELECT value FROM json_each(?1))
+	AND m.timestamp > 0 AND (?3 IS NULL OR m.timestamp > ?3) AND (?4 IS NULL OR m.timestamp < ?4) AND (?5 IS NULL OR m.role = ?5)
+GROUP BY 1, 2`
 
 // activity answers POST /v1/activity.
 func (h *Handler) activity(ctx context.Context, c *call) ([]byte, int, *Error) {
@@ -112,41 +127,14 @@ func (h *Handler) activity(ctx context.Context, c *call) ([]byte, int, *Error) {
 	if req.Role != "" {
 		role = req.Role
 	}
-	type count struct{ sid, day, n int64 }
-	var counts []count
-	rows, dbErr := h.db.QueryContext(ctx, activitySQL, req.Caller, visibilityJSON(req.Options),
-		int64(req.UTCOffsetMinutes)*60000, filter.SQLAfter(), filter.SQLBefore(), role, query, req.Prefix)
-	if dbErr != nil {
-		return nil, 0, h.dbError(ctx, dbErr)
-	}
-	sids := map[int64]bool{}
-	for rows.Next() {
-		var k count
-		if dbErr := rows.Scan(&k.sid, &k.day, &k.n); dbErr != nil {
-			rows.Close()
-			return nil, 0, h.dbError(ctx, dbErr)
-		}
-		counts = append(counts, k)
-		sids[k.sid] = true
-	}
-	rows.Close()
-	if dbErr := rows.Err(); dbErr != nil {
-		return nil, 0, h.dbError(ctx, dbErr)
-	}
 	type session struct {
 		agent, project string
 		inProject      bool
 	}
 	sessions := map[int64]session{}
-	list, _ := json.Marshal(slices.Collect(func(yield func(int64) bool) {
-		for sid := range sids {
-			if !yield(sid) {
-				return
-			}
-		}
-	}))
+	var sids []int64
 	project, projectDir := filter.SQLProject()
-	rows, dbErr = h.db.QueryContext(ctx, activitySessionsSQL, string(list), project, projectDir)
+	rows, dbErr := h.db.QueryContext(ctx, activitySessionsSQL, req.Caller, visibilityJSON(req.Options), project, projectDir)
 	if dbErr != nil {
 		return nil, 0, h.dbError(ctx, dbErr)
 	}
@@ -159,6 +147,30 @@ func (h *Handler) activity(ctx context.Context, c *call) ([]byte, int, *Error) {
 			return nil, 0, h.dbError(ctx, dbErr)
 		}
 		sessions[sid] = session{sessionkey.AgentID(key), cwd, in}
+		sids = append(sids, sid)
+	}
+	rows.Close()
+	if dbErr := rows.Err(); dbErr != nil {
+		return nil, 0, h.dbError(ctx, dbErr)
+	}
+	type count struct{ sid, day, n int64 }
+	var counts []count
+	list, _ := json.Marshal(sids)
+	stmt, args := activityCountsSQL, []any{string(list), int64(req.UTCOffsetMinutes) * 60000, filter.SQLAfter(), filter.SQLBefore(), role}
+	if query != nil {
+		stmt, args = activityMatchesSQL, append(args, query, req.Prefix)
+	}
+	rows, dbErr = h.db.QueryContext(ctx, stmt, args...)
+	if dbErr != nil {
+		return nil, 0, h.dbError(ctx, dbErr)
+	}
+	for rows.Next() {
+		var k count
+		if dbErr := rows.Scan(&k.sid, &k.day, &k.n); dbErr != nil {
+			rows.Close()
+			return nil, 0, h.dbError(ctx, dbErr)
+		}
+		counts = append(counts, k)
 	}
 	rows.Close()
 	if dbErr := rows.Err(); dbErr != nil {

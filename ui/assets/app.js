@@ -106,10 +106,19 @@ function filters(s) {
   return f;
 }
 
-// prefix: while a word is being typed it matches as a prefix; a space
-// after it ends it.
+// prefix: while a word is being typed it matches as a prefix, once it has
+// two characters (one, in the scripts written without spaces, whose
+// characters are words of their own); a space after it ends it. A prefix
+// of one Latin letter names most of a language's words, and costs a
+// search of a million messages half a second (docs/ui.md U4).
+const oneCharWords = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
 function queryOf(s) {
-  return { query: s.q.trim(), prefix: s.q.trim() !== '' && !/\s$/.test(s.q) };
+  const query = s.q.trim();
+  const words = query.split(/\s+/);
+  const last = [...(words[words.length - 1] || '')];
+  const typing = query !== '' && !/\s$/.test(s.q);
+  return { query, prefix: typing && (last.length >= 2 || oneCharWords.test(last.join(''))) };
 }
 
 function setStatus(text) {
@@ -161,13 +170,18 @@ async function search(s, keyTime) {
   if (s.group && searchOptions.has('group')) body.group = 'session';
   try {
     const res = await api.search(body, run.signal);
+    const searched = performance.now();
     const texts = res.results.map((r) => r.snippet);
     const hl = texts.length ? await api.highlight({ query, prefix, texts }, run.signal) : { matches: [] };
     if (seq !== searchSeq) return;
+    const marked = performance.now();
     showError(null);
     drawResults(s, res, hl.matches);
     if (keyTime !== undefined) {
+      // The benchmark's measures: key to results drawn, and its parts.
       requestAnimationFrame(() => {
+        performance.measure('sessionsearch:search', { start: keyTime, end: searched });
+        performance.measure('sessionsearch:highlight', { start: searched, end: marked });
         performance.measure('sessionsearch:results', { start: keyTime, end: performance.now() });
       });
     }
@@ -227,9 +241,13 @@ function drawResults(s, res, matches) {
 let activityRun = { abort() {} };
 let activityTimer = 0;
 
+// scheduleActivity counts the activity once the typing pauses: a count
+// reads many more rows than a search, so one that is under way stops when
+// the next key comes, and the search goes first.
 function scheduleActivity(s) {
   clearTimeout(activityTimer);
-  activityTimer = setTimeout(() => loadActivity(s), 250);
+  activityRun.abort();
+  activityTimer = setTimeout(() => loadActivity(s), 600);
 }
 
 async function loadActivity(s) {
@@ -449,6 +467,7 @@ async function more(side) {
 // ---- Views and navigation -------------------------------------------
 
 let whoText = '';
+let addressTimer = 0;
 
 function render(keyTime) {
   const s = readState();
@@ -466,6 +485,7 @@ function render(keyTime) {
 }
 
 function navigate(url) {
+  clearTimeout(addressTimer);
   history.pushState(null, '', url);
   render();
 }
@@ -476,12 +496,18 @@ function onInput(e) {
   const keyTime = e && e.type === 'input' && e.target.id === 'q' ? e.timeStamp : undefined;
   const s = formState();
   if (e && e.target.id === 'time') $('range').hidden = s.time !== 'range';
-  history.replaceState(null, '', stateURL(s));
   $('results-view').hidden = false;
   $('session-view').hidden = true;
-  document.title = s.q.trim() ? `${s.q.trim()} — sessionsearch` : 'sessionsearch';
   search(s, keyTime);
   scheduleActivity(s);
+  // The address and the title follow once the search is on its way: each
+  // is a message to the browser's own process, which a keystroke need not
+  // wait for.
+  clearTimeout(addressTimer);
+  addressTimer = setTimeout(() => {
+    history.replaceState(null, '', stateURL(s));
+    document.title = s.q.trim() ? `${s.q.trim()} — sessionsearch` : 'sessionsearch';
+  }, 100);
 }
 
 function hits() {

@@ -108,7 +108,7 @@ type service struct {
 
 // start runs `sessionsearch args...` and waits for its first line: the
 // address (serve) or the page's URL (ui).
-func start(t *testing.T, args ...string) (*service, string) {
+func start(t testing.TB, args ...string) (*service, string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	stdout, err := cmd.StdoutPipe()
@@ -151,7 +151,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // post sends a request to the API and returns the status and body.
-func (s *service) post(t *testing.T, token, path, body string) (int, []byte) {
+func (s *service) post(t testing.TB, token, path, body string) (int, []byte) {
 	t.Helper()
 	method := "POST"
 	if body == "" {
@@ -175,7 +175,7 @@ func (s *service) post(t *testing.T, token, path, body string) (int, []byte) {
 
 // tab is one browser tab of a test, with what went wrong in it.
 type tab struct {
-	t        *testing.T
+	t        testing.TB
 	ctx      context.Context
 	mu       sync.Mutex
 	problems []string // uncaught exceptions, CSP and Trusted Types violations
@@ -191,7 +191,7 @@ func (tb *tab) allow(s string) {
 }
 
 // open opens a new tab at url.
-func open(t *testing.T, url string) *tab {
+func open(t testing.TB, url string) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browserCtx)
 	tb := &tab{t: t, ctx: ctx}

@@ -191,6 +191,7 @@ func TestFiltersAndDeepLinks(t *testing.T) {
 	}
 	tb.accessible("results by session")
 	tb.shot("filters-grouped")
+	tb.wait(`location.search.includes('group=session') && location.search.includes('order=recent')`)
 	address := tb.str(`location.pathname + location.search`)
 	for _, want := range []string{"q=zebra", "time=range", "from=2026-03-15", "to=2026-03-16", "order=recent", "group=session"} {
 		if !strings.Contains(address, want) {
