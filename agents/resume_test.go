@@ -35,10 +35,10 @@ func TestResumeCommand(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ key, cwd string }{
-		{"agent:codex:", ""},                      // no id
-		{"agent:codex:abc\u202Edef", ""},          // a bidi override
+		{"agent:codex:", ""},                       // no id
+		{"agent:codex:abc\u202Edef", ""},           // a bidi override
 		{"agent:claude-code:x", "/src\n rm -rf ~"}, // a line break
-		{"agent:main:x\x1b[31m", ""},              // an escape sequence
+		{"agent:main:x\x1b[31m", ""},               // an escape sequence
 	} {
 		if r, ok := ResumeCommand(c.key, c.cwd); ok {
 			t.Errorf("ResumeCommand(%q, %q) = %q, want none", c.key, c.cwd, r.Shell())

@@ -307,7 +307,6 @@ func TestSessionView(t *testing.T) {
 	}
 }
 
-
 // TestHostileText: markup, scripts, javascript: links, bidi overrides and
 // escape sequences in a transcript are shown as text; a secret is masked;
 // the page's policy refuses any HTML sink (docs/ui.md U2, U3).
