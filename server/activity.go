@@ -82,7 +82,7 @@ type activityRequest struct {
 // activitySessionsSQL reads the key and project of the sessions of a mask.
 const activitySessionsSQL = `WITH mask AS MATERIALIZED (SELECT sessions_searchable(?1, ?2, NULL) AS bits)
 SELECT ss.sid, ss.session_key, coalesce(e.event ->> 'cwd', ''),
-	?3 IS NULL OR e.event ->> 'cwd' = ?3 OR substr(e.event ->> 'cwd', 1, length(?4)) = ?4
+	coalesce(?3 IS NULL OR e.event ->> 'cwd' = ?3 OR substr(e.event ->> 'cwd', 1, length(?4)) = ?4, 0)
 FROM mask, sessionsearch_sessions AS ss
 LEFT JOIN transcript_events AS e ON e.session_key = ss.session_key AND e.seq = 0 AND e.event ->> 'type' = 'session'
 WHERE ss.sid < length(mask.bits) AND substr(mask.bits, ss.sid + 1, 1) = x'01'`
