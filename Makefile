@@ -1,8 +1,8 @@
 # sessionsearch: `make` builds dist/ and bin/, `make demo` runs the demo,
-# `make test` runs every test, `make test-agents` the real agent programs,
-# `make bench` the benchmarks, `make soak` the soak (SOAK_SECONDS, default
-# 600), `make redact-coverage` the larger redaction measure and `make fuzz`
-# every fuzz target in turn
+# `make test` runs every test (the web page's in Debian's Chromium),
+# `make test-agents` the real agent programs, `make bench` the benchmarks,
+# `make soak` the soak (SOAK_SECONDS, default 600), `make redact-coverage`
+# the larger redaction measure and `make fuzz` every fuzz target in turn
 # (FUZZ_SECONDS each, default 300).
 
 GO      ?= go
@@ -42,6 +42,7 @@ test: deps all check
 	cd redact/internal/gitleakscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd server/internal/openapicheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd server/internal/metricscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd ui/internal/browsercheck && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...
 	@if pkg-config --exists dqlite; then \
 		cd dqlite && $(GO) vet -tags "$(DQLITE_TAGS)" ./... && $(GO) test -tags "$(DQLITE_TAGS)" -count=1 -timeout 10m ./...; \
 	elif [ -n "$${CI:-}" ]; then echo "make test: libdqlite-dev is missing in CI: scripts/install-deps should have installed it"; exit 1; \
