@@ -180,7 +180,9 @@ func TestActivity(t *testing.T) {
 		json.Unmarshal(out, &a)
 		return a
 	}
-	day := func(d, agent string, n int64) server.ActivityDay { return server.ActivityDay{Day: d, Agent: agent, Messages: n} }
+	day := func(d, agent string, n int64) server.ActivityDay {
+		return server.ActivityDay{Day: d, Agent: agent, Messages: n}
+	}
 	for _, c := range []struct {
 		token, body string
 		days        []server.ActivityDay
