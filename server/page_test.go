@@ -155,6 +155,9 @@ func TestSessionInfo(t *testing.T) {
 	if st, out := s.do(t, tokTask, "POST", "/v1/session", `{"sessionKey":"agent:main:task1","caller":"agent:main:main"}`); st != 403 || errorOf(out).Code != "outside_grant" {
 		t.Errorf("naming another caller: %d %s", st, out)
 	}
+	if st, out := s.do(t, tokTask, "POST", "/v1/session", `{"sessionKey":"agent:main:other","visibility":"all"}`); st != 404 {
+		t.Errorf("a tree token asking for all sees another session: %d %s", st, out)
+	}
 	if st, out := s.do(t, tokTask, "POST", "/v1/session", `{}`); st != 400 || errorOf(out).Field != "sessionKey" {
 		t.Errorf("no sessionKey: %d %s", st, out)
 	}
@@ -233,8 +236,12 @@ func TestActivity(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s %s", c.body, st, out, c.code, c.field)
 		}
 	}
-	if st, out := s.do(t, tokTask, "POST", "/v1/activity", `{"visibility":"all"}`); st != 403 || errorOf(out).Code != "outside_grant" {
-		t.Errorf("widening the grant: %d %s", st, out)
+	// The grant is the ceiling (H2): asking for more shows no more.
+	if wide, own := activity(tokTask, `{"visibility":"all","agentToAgent":{"enabled":true,"allow":["*"]}}`), activity(tokTask, `{}`); !reflect.DeepEqual(wide, own) || own.Messages != 2 {
+		t.Errorf("a tree token asking for all: %+v, its own: %+v", wide, own)
+	}
+	if st, out := s.do(t, tokTask, "POST", "/v1/activity", `{"ceiling":{"visibility":"all"}}`); st != 403 || errorOf(out).Code != "outside_grant" {
+		t.Errorf("setting the ceiling: %d %s", st, out)
 	}
 }
 

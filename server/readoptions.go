@@ -14,8 +14,10 @@ import (
 // binds as it binds a search's (docs/serve.md H2), so they show only what
 // a search by the same token could.
 
-// identitySpecs are the options of who asks: caller and visibility.
-var identitySpecs = sqlfuncs.SearchOptionSpecs().Select(identityFields...)
+// identitySpecs are the options of who asks: the caller and the options of
+// session_visible (visibility, sandbox, agentToAgent and the grant's
+// ceiling, docs/search.md Q22).
+var identitySpecs = sqlfuncs.SearchOptionSpecs().Select(append([]string{"caller"}, sqlfuncs.VisibilityOptionSpecs().Names()...)...)
 
 // readOptions binds the body's identity to the call's grant and decodes the
 // body into dst, a pointer to a struct whose JSON names are those of specs

@@ -74,10 +74,4 @@ func drawToken() (string, error) {
 
 // grantOf is the grant of the page's token: the caller and visibility of
 // the command's flags, reading only.
-func grantOf(o driver.Options) server.Grant {
-	g := server.Grant{Caller: o.Caller, Visibility: o.Visibility, Sandboxed: o.Sandboxed, SandboxVisibility: o.SandboxVisibility}
-	if o.AgentToAgent.Enabled {
-		g.AgentToAgent = &server.AgentToAgent{Enabled: true, Allow: o.AgentToAgent.Allow}
-	}
-	return g
-}
+func grantOf(o driver.Options) server.Grant { return server.Grant{Options: o} }
