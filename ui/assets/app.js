@@ -5,7 +5,7 @@
 
 import { api, APIError, takeTokenFromFragment, signIn, signOut, hasCredentials } from './api.js';
 import { appendText, el, isolated, copyButton, when, number } from './text.js';
-import { drawActivity } from './chart.js';
+import { drawActivity, colourSlot } from './chart.js';
 
 const $ = (id) => document.getElementById(id);
 const DAY = 86400000;
@@ -266,7 +266,7 @@ async function loadActivity(s) {
     const caption = drawActivity($('chart'), act.days, order);
     $('activity-caption').textContent = (query ? 'Messages that match, ' : 'Messages, ') + 'per day and agent: ' + caption;
     $('legend').replaceChildren(...order.filter((a) => act.days.some((d) => d.agent === a))
-      .map((a) => el('li', null, el('span', 'swatch s' + (order.indexOf(a) % 8)), a)));
+      .map((a) => el('li', null, el('span', 'swatch s' + colourSlot(a)), a)));
     $('activity').hidden = false;
   } catch (e) {
     showError(e);

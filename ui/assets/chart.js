@@ -36,9 +36,17 @@ function bucketing(span) {
   return { unit: 'day', of: dayString, label: (k) => k };
 }
 
+// colourSlot is an agent's colour, one of eight, from its name: the same
+// agent has the same colour whatever the filters.
+export function colourSlot(agent) {
+  let h = 0;
+  for (const c of agent) h = (h * 31 + c.codePointAt(0)) >>> 0;
+  return h % 8;
+}
+
 // drawActivity draws days ([{day, agent, messages}]) into container, the
-// agents in the order given (their colour slots); it returns a sentence
-// that says what the picture shows, for its caption.
+// agents stacked in the order given; it returns a sentence that says what
+// the picture shows, for its caption.
 export function drawActivity(container, days, agents) {
   container.replaceChildren();
   if (days.length === 0) return 'No messages for these filters.';
@@ -51,7 +59,6 @@ export function drawActivity(container, days, agents) {
     const k = b.of(d);
     if (keys[keys.length - 1] !== k) keys.push(k);
   }
-  const slot = new Map(agents.map((a, i) => [a, i]));
   const totals = new Map(keys.map((k) => [k, 0]));
   const stacks = new Map(keys.map((k) => [k, new Map()]));
   let total = 0;
@@ -78,7 +85,8 @@ export function drawActivity(container, days, agents) {
       if (!n) continue;
       const h = Math.max(1, (n / max) * plot);
       y -= h;
-      const bar = svg('rect', { x: x + width * 0.1, y, width: Math.max(1, width * 0.8), height: h, class: 'bar s' + ((slot.get(agent) ?? 0) % 8) },
+      const w = Math.max(1, Math.min(width * 0.8, 24));
+      const bar = svg('rect', { x: x + (width - w) / 2, y, width: w, height: h, class: 'bar s' + colourSlot(agent) },
         svg('title', {}, `${b.label(k)}: ${number.format(n)} messages by ${agent}`));
       chart.append(bar);
     }
