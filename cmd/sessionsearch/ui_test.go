@@ -44,19 +44,10 @@ func startUI(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 	return cmd, strings.TrimSpace(address), strings.TrimSpace(who)
 }
 
+// uiRequest sends a request to the page's API at base, as to serve's.
 func uiRequest(t *testing.T, base, token, method, path, body string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
+	return (&served{addr: strings.TrimPrefix(base, "http://")}).request(t, token, method, path, []byte(body))
 }
 
 var uiAddress = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+)/#token=([A-Za-z0-9_-]{43})$`)
