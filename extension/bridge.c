@@ -468,6 +468,9 @@ int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const c
 int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
   return sqlite3_bind_text(s, i, p ? p : "", n, SQLITE_TRANSIENT);
 }
+int ss_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) {
+  return sqlite3_bind_blob(s, i, p ? p : "", n, SQLITE_TRANSIENT);
+}
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) { return sqlite3_bind_int64(s, i, v); }
 int ss_bind_double(sqlite3_stmt *s, int i, double v) { return sqlite3_bind_double(s, i, v); }
 int ss_bind_null(sqlite3_stmt *s, int i) { return sqlite3_bind_null(s, i); }

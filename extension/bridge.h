@@ -85,6 +85,7 @@ uintptr_t ss_value_visible(sqlite3_value *v);
 
 int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const char **errmsg);
 int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n);
+int ss_bind_blob(sqlite3_stmt *s, int i, const void *p, int n);
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v);
 int ss_bind_double(sqlite3_stmt *s, int i, double v);
 int ss_bind_null(sqlite3_stmt *s, int i);

@@ -206,6 +206,9 @@ type sqliteErr struct {
 
 func (e *sqliteErr) Error() string { return e.msg }
 
+// Code is SQLite's result code (store.Refused reads it).
+func (e *sqliteErr) Code() int { return e.code }
+
 // version changes whenever the database may have changed: a commit by any
 // connection, or a change by this one inside its transaction.
 func (c conn) version() [2]int64 {
@@ -298,6 +301,12 @@ func (s *stmt) bindAt(i int, a any) error {
 			p = (*C.char)(unsafe.Pointer(&v[0]))
 		}
 		rc = C.ss_bind_text(s.s, n, p, C.int(len(v)))
+	case store.Blob:
+		var p unsafe.Pointer
+		if len(v) > 0 {
+			p = unsafe.Pointer(&v[0])
+		}
+		rc = C.ss_bind_blob(s.s, n, p, C.int(len(v)))
 	case int:
 		rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
 	case int64:

@@ -524,6 +524,7 @@ func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, de
 	}
 	defer insert.Close()
 	buf := make([]byte, 0, 256)
+	var frame []byte
 	for rebuilt >= -1 {
 		// Entries for events that predate the store, a chunk at a time
 		// (those appended since have theirs).
@@ -531,7 +532,9 @@ func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, de
 		err := c.Query(`SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`,
 			func(r Row) error {
 				seq := r.Int(0)
-				e, err := transcript.Parse([]byte(r.Text(1)))
+				var e transcript.Entry
+				var err error
+				e, _, frame, err = ReadEvent([]byte(r.Text(1)), frame)
 				if err != nil {
 					// Stored before the store refused such events.
 					e = transcript.Entry{Type: "invalid"}
