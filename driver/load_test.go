@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/agents"
+	"github.com/sessionsearch/sessionsearch/bulk"
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/fixtures"
 	"github.com/sessionsearch/sessionsearch/store"
@@ -112,7 +113,7 @@ func storeByTrigger(t *testing.T, ctx context.Context, sessions []loadSession) (
 func storeByLoad(t *testing.T, ctx context.Context, sessions []loadSession) (*driver.DB, []string) {
 	db, _ := openStore(t)
 	var refused, failures []string
-	l, err := driver.NewLoader(ctx, db.DB, driver.LoaderOptions{HoldBytes: 64 << 10, BatchBytes: 200 << 10,
+	l, err := bulk.NewLoader(ctx, db.DB, bulk.LoaderOptions{HoldBytes: 64 << 10, BatchBytes: 200 << 10,
 		Loaded: func(tag any, events int64, err error) {
 			s := sessions[tag.(int)]
 			switch {

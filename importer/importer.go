@@ -24,7 +24,8 @@ type Importer struct {
 	// every progressEvery events inside one, and after each source.
 	Progress func(Stats)
 
-	stats Stats
+	stats   Stats
+	current string // the path of the transcript being read, for a Sink's later reports
 }
 
 // Stats count what an Importer did so far.
@@ -44,6 +45,14 @@ func (im *Importer) report(p Problem) {
 	if im.Report != nil {
 		im.Report(p)
 	}
+}
+
+// counted counts a transcript a Sink stored after the importer handed it
+// on (BulkSink).
+func (im *Importer) counted(events, added int64) {
+	im.stats.Transcripts++
+	im.stats.Events += events
+	im.stats.Added += added
 }
 
 func (im *Importer) progress() {
@@ -164,6 +173,16 @@ func (t *transcript) add(raw []byte, at location) error {
 		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: jsonl.ErrLineTooLong})
 		return nil
 	}
+	if b, ok := t.w.(*bulkTranscript); ok && t.dec.asWritten() {
+		// The store's reading of the event is the check (it is read once,
+		// where the check would read it again); an event it cannot read
+		// goes to decode, for the error.
+		if p := b.s.loader.Prepare(raw); p.Err == nil {
+			t.dec.index++
+			added, err := b.appendPrepared(t.ctx, &p, len(raw))
+			return t.took(added, err, at)
+		}
+	}
 	event, err := t.dec.decode(raw)
 	if err != nil {
 		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: err})
@@ -171,6 +190,7 @@ func (t *transcript) add(raw []byte, at location) error {
 	}
 	if t.w == nil {
 		s := t.resolve(t.dec.header)
+		t.im.current = t.path
 		begin := t.im.Sink.Begin
 		if r, ok := t.im.Sink.(Replacer); ok && t.replace {
 			begin = r.BeginReplace
@@ -182,6 +202,11 @@ func (t *transcript) add(raw []byte, at location) error {
 		t.w, t.key = w, s.Key
 	}
 	added, err := t.w.Append(t.ctx, t.seq, event)
+	return t.took(added, err, at)
+}
+
+// took counts an event the sink took.
+func (t *transcript) took(added bool, err error, at location) error {
 	var conflict *ConflictError
 	if t.retry && errors.As(err, &conflict) {
 		t.conflicted = true
@@ -242,9 +267,9 @@ func (t *transcript) finish() error {
 		t.im.report(Problem{Path: t.path, Err: fmt.Errorf("session %s: commit: %w", t.key, err)})
 		return nil
 	}
-	t.im.stats.Transcripts++
-	t.im.stats.Events += t.events
-	t.im.stats.Added += t.added
+	if _, later := t.w.(interface{ countedLater() }); !later {
+		t.im.counted(t.events, t.added)
+	}
 	t.im.progress()
 	return nil
 }

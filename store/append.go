@@ -115,7 +115,7 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	if pending {
 		e, err = transcript.ReadEntry(event)
 	} else {
-		e, text, err = transcript.Read(event)
+		e, text, err = transcript.ReadIndexed(event)
 	}
 	if err != nil {
 		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
@@ -154,8 +154,14 @@ func (s *State) MessageText(key string, seq int64, event []byte) string {
 	if last.key == key && last.seq == seq && last.hash == maphash.Bytes(eventHashSeed, event) {
 		return IndexedText(transcript.Entry{Message: last.message}, last.text)
 	}
-	e, text, buf, err := ReadEvent(event, s.frame)
-	s.frame = buf
+	json, err := EventJSON(event, s.frame)
+	if err != nil {
+		return ""
+	}
+	if IsFrame(event) {
+		s.frame = json
+	}
+	e, text, err := transcript.ReadIndexed(json)
 	if err != nil {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/sessionsearch/sessionsearch/tokenizer"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
@@ -28,20 +29,23 @@ type Prepared struct {
 	Stored []byte           // what transcript_events keeps (StoredEvent)
 	Frame  bool             // Stored is a zstd frame, bound as a BLOB
 	Entry  transcript.Entry // as transcript.Read reads the event
-	Text   string           // IndexedText
+	Text   Tokenized        // IndexedText, and its tokens
 	Err    error            // why the append trigger would refuse the event
 }
 
+// A Preparer prepares events for Load, on one goroutine (its scratch).
+type Preparer struct{ out tokenizer.Output }
+
 // Prepare reads the event at seq of a transcript for Load: its entry, the
-// text the index keeps, and the form transcript_events keeps. It does all
-// the reading, masking and compressing, so that the writer does none; it
-// copies what it keeps of event.
-func Prepare(seq int64, event []byte) Prepared {
-	e, text, err := transcript.Read(event)
+// text the index keeps and its tokens, and the form transcript_events
+// keeps. It does all the reading, masking, tokenizing and compressing, so
+// that the writer does none; it copies what it keeps of event.
+func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
+	e, text, err := transcript.ReadIndexed(event)
 	if err != nil {
 		return Prepared{Err: err}
 	}
-	p := Prepared{Entry: e, Text: IndexedText(e, text)}
+	p := Prepared{Entry: e, Text: tokenized(IndexedText(e, text), &r.out)}
 	stored, frame := StoredEvent(seq, event, nil)
 	if !frame {
 		stored = append([]byte(nil), event...)
@@ -52,7 +56,7 @@ func Prepare(seq int64, event []byte) Prepared {
 
 // Size is what a prepared event holds in memory, about.
 func (p *Prepared) Size() int {
-	return len(p.Stored) + len(p.Text) + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
+	return len(p.Stored) + p.Text.size() + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
 }
 
 // LoadItem is one step of a bulk load: exactly one of its fields is set.
@@ -134,6 +138,11 @@ func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 		return res, err
 	}
 	defer closeAll(l.stmts)
+	defer func() {
+		if l.sql != nil {
+			l.sql.close()
+		}
+	}()
 	s.loading = true
 	defer func() { s.loading = false }()
 	err = l.run()
@@ -155,6 +164,8 @@ type loader struct {
 	stmts []Stmt
 	// The prepared statements.
 	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, tipAfter Stmt
+	sql                                                                               *sqlIndex // for the rows it does not hold
+	moving                                                                            *indexRow // the row of the event whose move Repath applies
 	t                                                                                 *loading
 	texts                                                                             []indexRow
 	textBytes                                                                         int
@@ -176,7 +187,7 @@ type loading struct {
 // indexRow is an index row Load holds until it writes a run of them.
 type indexRow struct {
 	id   int64
-	text string
+	text Tokenized
 }
 
 func (l *loader) prepare() error {
@@ -195,7 +206,8 @@ func (l *loader) prepare() error {
 	}
 	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.tipAfter =
 		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6]
-	return nil
+	l.sql, err = newSQLIndex(l.c)
+	return err
 }
 
 // errLoadOrder is a feed that breaks the order of items.
@@ -317,19 +329,19 @@ func (l *loader) event(p *Prepared) error {
 	t.tip = rec.Tip
 	if rec.Active && rec.Message {
 		l.texts = append(l.texts, indexRow{id, p.Text})
-		if l.textBytes += len(p.Text) + 64; l.textBytes >= loadIndexRun {
+		if l.textBytes += p.Text.size() + 64; l.textBytes >= loadIndexRun {
 			if err := l.flush(); err != nil {
 				return err
 			}
 		}
 	}
 	if rec.Moves {
-		// A leaf entry or a branch: the replay reads the index through
-		// the content view, so the held rows go in first.
-		if err := l.flush(); err != nil {
-			return err
-		}
-		if err := l.s.Repath(l.c, t.sid); err != nil {
+		// A leaf entry or a branch: the replay's changes of the index come
+		// back to the loader (unindex, index), which holds its rows.
+		l.moving = &indexRow{id, p.Text}
+		err := l.s.repath(l.c, t.sid, l)
+		l.moving = nil
+		if err != nil {
 			return err
 		}
 		return l.tipAfter.Query(func(r Row) error {
@@ -413,10 +425,48 @@ func (l *loader) end(abort error) error {
 	return nil
 }
 
-// flush writes the index rows held.
+// unindex is the indexWriter's, for a replay Repath does: a row the
+// loader holds is dropped (marked with id -1), any other unindexed by SQL.
+func (l *loader) unindex(id int64) error {
+	for i := range l.texts {
+		if l.texts[i].id == id {
+			l.texts[i] = indexRow{id: -1}
+			return nil
+		}
+	}
+	return l.sql.unindex(id)
+}
+
+// index is the indexWriter's: the row is held, with its tokens when it is
+// the event being stored, else with the content view's text.
+func (l *loader) index(id int64) error {
+	row := indexRow{id: id}
+	if l.moving != nil && l.moving.id == id {
+		row.text = l.moving.text
+	} else {
+		text, err := l.sql.text(id)
+		if err != nil {
+			return err
+		}
+		row.text = Tokenized{Text: text}
+	}
+	l.texts = append(l.texts, row)
+	l.textBytes += row.text.size() + 64
+	return nil
+}
+
+// flush writes the index rows held, each with its tokens handed to the
+// tokenizer (TakeTokens).
 func (l *loader) flush() error {
-	for i, r := range l.texts {
-		if err := l.insertText.Run(r.id, r.text); err != nil {
+	for i := range l.texts {
+		r := &l.texts[i]
+		if r.id < 0 {
+			continue
+		}
+		handoff.Store(&r.text)
+		err := l.insertText.Run(r.id, r.text.Text)
+		handoff.CompareAndSwap(&r.text, nil)
+		if err != nil {
 			return err
 		}
 		l.texts[i] = indexRow{}

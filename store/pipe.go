@@ -20,6 +20,7 @@ type Pipe struct {
 	closed  bool // no more items
 	blocked bool // the reader waits for room
 	seq     int64
+	prep    Preparer // the reader's
 	loaded  func(tag any, events int64, err error)
 }
 
@@ -48,9 +49,18 @@ func (p *Pipe) Begin(s Session, tag any) {
 // Event prepares the transcript's next event, on the caller's goroutine,
 // and hands it on.
 func (p *Pipe) Event(event []byte) {
-	e := Prepare(p.seq, event)
+	e := p.Prepare(event)
+	p.Prepared(&e)
+}
+
+// Prepare prepares what would be the transcript's next event, for a
+// caller that looks at it before it hands it on (Prepared).
+func (p *Pipe) Prepare(event []byte) Prepared { return p.prep.Prepare(p.seq, event) }
+
+// Prepared hands on the transcript's next event, prepared by Prepare.
+func (p *Pipe) Prepared(e *Prepared) {
 	p.seq++
-	p.put(LoadItem{Event: &e}, e.Size())
+	p.put(LoadItem{Event: e}, e.Size())
 }
 
 // End completes the transcript; Abort drops it, for err.
@@ -75,6 +85,18 @@ func (p *Pipe) Close() {
 	p.mu.Unlock()
 }
 
+// Wait waits until an item is handed on or the pipe is closed, and
+// reports whether there is an item: a writer begins its transaction only
+// then, so that it holds no lock while its reader reads.
+func (p *Pipe) Wait() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.queue) == p.head && !p.closed {
+		p.ready.Wait()
+	}
+	return len(p.queue) > p.head
+}
+
 // Done reports whether the pipe is closed and everything handed on was
 // taken.
 func (p *Pipe) Done() bool {
@@ -94,7 +116,7 @@ func (p *Pipe) put(item LoadItem, size int) {
 	p.queue = append(p.queue, item)
 	p.sizes = append(p.sizes, size)
 	p.bytes += size
-	if !p.waiting() {
+	if !p.waiting() || len(p.queue)-p.head == 1 {
 		p.ready.Signal()
 	}
 	p.mu.Unlock()

@@ -84,7 +84,7 @@ func TestPipe(t *testing.T) {
 					if item.Event.Err != nil {
 						t.Fatal(item.Event.Err)
 					}
-					got = append(got, want{"event", len(item.Event.Text)})
+					got = append(got, want{"event", len(item.Event.Text.Text)})
 				case item.End:
 					got = append(got, want{"end", 0})
 				case item.Abort != nil:

@@ -107,13 +107,14 @@ const replayGCPercent = 25
 // happen (capped); any problem makes the exit status 1.
 func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, opts importer.PlanOptions) error {
 	start := time.Now()
-	sink, err := importer.NewSQLSink(ctx, store.DB, true)
+	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
+	im := &importer.Importer{OpenDB: openAgentDB, Report: log.report}
+	sink, err := importer.NewBulkSink(ctx, store.DB, im)
 	if err != nil {
 		return err
 	}
 	defer sink.Close()
-	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
-	im := &importer.Importer{Sink: sink, OpenDB: openAgentDB, Report: log.report}
+	im.Sink = sink
 	opts.SessionIDs = im.AgentDBSessionIDs
 	plan, planProblems := importer.NewPlan(paths, opts)
 	for _, p := range planProblems {
