@@ -46,6 +46,10 @@ type Options struct {
 	// Audit, if set, records every search and history read in the table
 	// sessionsearch_audit (docs/serve.md H17).
 	Audit *Audit
+	// BulkLoad: the database's connections are this process's own, with
+	// the extension linked in (the Go driver), so an append of a session's
+	// whole transcript uses the store's bulk load (docs/store.md S20).
+	BulkLoad bool
 }
 
 const (
