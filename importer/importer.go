@@ -33,7 +33,7 @@ type Stats struct {
 	Transcripts int   // transcripts committed (new or already stored)
 	Events      int64 // events committed, new or already stored
 	Added       int64 // events that were new
-	Bytes       int64 // bytes read: JSONL, or stored event bytes of databases
+	Bytes       int64 // bytes read: JSONL, or the events of databases
 }
 
 const progressEvery = 4096
@@ -107,30 +107,74 @@ const MaxArchiveBytes = 1 << 30
 // came from (src.Path names it in problems) and which session it is.
 func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) error {
 	t := im.newTranscript(ctx, src.Path, src.fileSession)
-	lines := jsonl.NewReader(r)
-	for {
-		line, n, _, err := lines.Next()
-		if err == io.EOF {
-			break
-		}
-		im.stats.Bytes += int64(n)
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				im.report(Problem{Path: src.Path, Line: lines.Line(), Err: err})
-				continue
-			}
-			im.report(Problem{Path: src.Path, Err: err})
-			t.abort()
+	var last int64
+	err := FileLines(r, 0, false, func(line []byte, _, end int64, n int, bad error) error {
+		im.stats.Bytes += end - last
+		last = end
+		if bad != nil {
+			im.report(Problem{Path: src.Path, Line: n, Err: bad})
 			return nil
+		}
+		if err := t.add(line, location{line: n}); err != nil {
+			return err
+		}
+		if t.failed {
+			return errStop
+		}
+		return nil
+	})
+	switch {
+	case err == errStop:
+		return nil
+	case err != nil && ctx.Err() != nil:
+		t.abort()
+		return ctx.Err()
+	case err != nil:
+		im.report(Problem{Path: src.Path, Err: err})
+		t.abort()
+		return nil
+	}
+	return t.finish()
+}
+
+// FileLines calls fn with each line of a JSONL transcript read from r, the
+// one reading of OpenClaw's transcript files for import and sync: the line
+// without surrounding white space, the offsets of its start and after its
+// end in its file (r's first byte is at start), its number in what r reads
+// (from 1), and bad
+// when it cannot be read (longer than MaxLineBytes). Empty lines are
+// skipped. With live, a last line without its newline is left for a later
+// read: the file is still being written (docs/sync.md Y8). An error of r
+// ends it, and so does one of fn.
+func FileLines(r io.Reader, start int64, live bool, fn func(line []byte, start, end int64, n int, bad error) error) error {
+	lines := jsonl.NewReader(r)
+	end := start
+	for {
+		line, n, complete, err := lines.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
+			return err
+		}
+		if live && !complete {
+			return nil
+		}
+		begin := end
+		end += int64(n)
+		if err != nil {
+			if err := fn(nil, begin, end, lines.Line(), err); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(line) == 0 {
 			continue
 		}
-		if err := t.add(line, location{line: lines.Line()}); err != nil || t.failed {
+		if err := fn(line, begin, end, lines.Line(), nil); err != nil {
 			return err
 		}
 	}
-	return t.finish()
 }
 
 // location is where an event came from: a file line or a database record.

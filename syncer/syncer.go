@@ -132,7 +132,7 @@ type unit struct {
 // emitFunc receives one event of a unit: its position, its JSON (nil when
 // bad says why it cannot be read), where it is, for problems, and the hash
 // of its stored form (databases; see unit.tail).
-type emitFunc func(pos int64, raw []byte, rec string, bad error, stored int64) error
+type emitFunc = importer.Emit
 
 // row is a unit as the watermark table holds it.
 type row struct {
@@ -194,10 +194,10 @@ type sourceState struct {
 	at      time.Time // when the stamp was taken
 	ok      bool      // listed in full: units missing from it are gone
 	units   []*unit
-	ids     []string // session ids an agent database holds
-	db      *openDB  // read snapshot of an agent database, closed after the step
-	failed  bool     // a unit failed: look at the source again next time
-	pending int      // groups of this source not applied
+	ids     []string          // session ids an agent database holds
+	db      *importer.AgentDB // read snapshot of an agent database, closed after the step
+	failed  bool              // a unit failed: look at the source again next time
+	pending int               // groups of this source not applied
 	// Other agents' stores (listAgentStore): the stamp must still hold
 	// after the step (a database), the stamp was unchanged when listed.
 	recheck, unchanged bool
@@ -264,7 +264,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	defer func() {
 		for _, ss := range states {
 			if ss.db != nil {
-				ss.db.close()
+				ss.db.Close()
 			}
 		}
 	}()
@@ -937,12 +937,6 @@ func (s *Syncer) decode(u *unit, dec *importer.Decoder, raw []byte, rec string, 
 type storeError struct{ err error }
 
 func (e storeError) Error() string { return e.err.Error() }
-
-func hashOf(b []byte) int64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return int64(h.Sum64())
-}
 
 func (s *Syncer) loadRows(ctx context.Context, source string) (map[string]*row, error) {
 	rs, err := s.conn.QueryContext(ctx, `SELECT source, unit, session_key, kind, session_id, generation, position, next_seq,
