@@ -151,7 +151,7 @@ func NewLoader(ctx context.Context, db *sql.DB, opts LoaderOptions) (*Loader, er
 // which SQLite would otherwise write to a temporary file past 64 KiB
 // (strace of a LoCoMo import: 585,000 writes of 4 KiB to /var/tmp against
 // 112,000 to the log).
-const writerCacheKiB = 16 << 10
+const writerCacheKiB = 8 << 10
 
 // checkpoint copies committed pages from the write-ahead log into the
 // database file after each commit, on its own connection: work the

@@ -50,9 +50,9 @@ func IsFrame(stored []byte) bool { return bytes.HasPrefix(stored, zstdMagic) }
 // them (a quarter smaller).
 var (
 	frameDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxFrameEvent))
-	smallEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2),
+	smallEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
 		zstd.WithNoEntropyCompression(true), zstd.WithWindowSize(entropyMin), zstd.WithLowerEncoderMem(true))
-	frameEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2),
+	frameEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
 		zstd.WithWindowSize(FrameMax), zstd.WithLowerEncoderMem(true))
 )
 
