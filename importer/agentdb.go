@@ -599,30 +599,9 @@ func (im *Importer) importGeneration(ctx context.Context, a *AgentDB, path, id s
 		}
 		return s
 	})
-	err := a.Events(ctx, id, -1, func(seq int64, raw []byte, rec string, bad error, _ int64) error {
-		if bad != nil {
-			im.report(Problem{Path: path, Record: rec, Err: bad})
-			return nil
-		}
+	err := a.Events(ctx, id, -1, func(_ int64, raw []byte, rec string, bad error, _ int64) error {
 		im.stats.Bytes += int64(len(raw))
-		if err := t.add(raw, location{record: rec}); err != nil {
-			return err
-		}
-		if t.failed {
-			return errStop
-		}
-		return nil
+		return t.take(raw, location{record: rec}, bad)
 	})
-	switch {
-	case err == errStop:
-		return nil
-	case err != nil:
-		t.abort()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		im.report(Problem{Path: path, Record: "session " + id, Err: err})
-		return nil
-	}
-	return t.finish()
+	return t.done(err, location{record: "session " + id})
 }

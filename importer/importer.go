@@ -111,26 +111,39 @@ func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) e
 	err := FileLines(r, 0, false, func(line []byte, _, end int64, n int, bad error) error {
 		im.stats.Bytes += end - last
 		last = end
-		if bad != nil {
-			im.report(Problem{Path: src.Path, Line: n, Err: bad})
-			return nil
-		}
-		if err := t.add(line, location{line: n}); err != nil {
-			return err
-		}
-		if t.failed {
-			return errStop
-		}
-		return nil
+		return t.take(line, location{line: n}, bad)
 	})
+	return t.done(err, location{})
+}
+
+// take stores one record a reader emitted; a bad one (bad says why) is
+// reported and skipped. It returns errStop once the transcript failed.
+func (t *transcript) take(raw []byte, at location, bad error) error {
+	if bad != nil {
+		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: bad})
+		return nil
+	}
+	if err := t.add(raw, at); err != nil {
+		return err
+	}
+	if t.failed {
+		return errStop
+	}
+	return nil
+}
+
+// done ends a transcript whose reader returned err: committed when it read
+// to the end, rolled back and reported (at where) when it failed, the
+// context's error when it ended.
+func (t *transcript) done(err error, where location) error {
 	switch {
 	case err == errStop:
 		return nil
-	case err != nil && ctx.Err() != nil:
+	case err != nil && t.ctx.Err() != nil:
 		t.abort()
-		return ctx.Err()
+		return t.ctx.Err()
 	case err != nil:
-		im.report(Problem{Path: src.Path, Err: err})
+		t.im.report(Problem{Path: t.path, Record: where.record, Err: err})
 		t.abort()
 		return nil
 	}
