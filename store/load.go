@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 
@@ -122,16 +121,8 @@ type LoadResult struct {
 // aborted transcript leaves nothing and is reported to f.Loaded.
 func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 	var res LoadResult
-	m, err := readMeta(c)
-	if err != nil {
+	if err := writable(c); err != nil {
 		return res, err
-	}
-	if !m.exists {
-		return res, fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
-	}
-	if m.index != IndexVersion {
-		return res, refusef("transcript_events: the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
-			m.index, IndexVersion)
 	}
 	l := &loader{s: s, c: c, f: f, res: &res}
 	if err := l.prepare(); err != nil {
@@ -145,7 +136,7 @@ func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 	}()
 	s.loading = true
 	defer func() { s.loading = false }()
-	err = l.run()
+	err := l.run()
 	if err == nil {
 		err = l.flush()
 	}

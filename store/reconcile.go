@@ -514,18 +514,10 @@ type ReconcileResult struct {
 // the work of one (docs/store.md S9).
 func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 	var res ReconcileResult
-	m, err := readMeta(c)
-	if err != nil {
+	if err := writable(c); err != nil {
 		return res, err
 	}
-	if !m.exists {
-		return res, fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
-	}
-	if m.index != IndexVersion {
-		return res, fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
-			m.index, IndexVersion)
-	}
-	err = atomically(c, func() error {
+	err := atomically(c, func() error {
 		for {
 			var sid int64 = -1
 			var key string
@@ -555,10 +547,28 @@ func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 				break
 			}
 		}
+		var err error
 		res.Pending, err = PendingSessions(c)
 		return err
 	})
 	return res, err
+}
+
+// writable checks that c's database has a store whose index this build
+// may change (docs/store.md S12).
+func writable(c Conn) error {
+	m, err := readMeta(c)
+	if err != nil {
+		return err
+	}
+	if !m.exists {
+		return fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
+	}
+	if m.index != IndexVersion {
+		return fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
+			m.index, IndexVersion)
+	}
+	return nil
 }
 
 // reconcileSession advances the rebuild of one pending session until it is
