@@ -51,6 +51,10 @@ type Options struct {
 	// Page serves the web page (package ui, docs/ui.md) at / and its
 	// files under /assets/; false leaves / to the API's 404.
 	Page bool
+	// BulkLoad: the database's connections are this process's own, with
+	// the extension linked in (the Go driver), so an append of a session's
+	// whole transcript uses the store's bulk load (docs/store.md S20).
+	BulkLoad bool
 }
 
 const (

@@ -35,7 +35,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("serve takes no arguments, got %q", rest[0])
 	}
 	opts := server.Options{MaxBodyBytes: *maxBody, RequestTimeout: *timeout,
-		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil))}
+		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil)), BulkLoad: true}
 	switch {
 	case *noAuth && *tokensFile != "":
 		return usagef("--tokens and --insecure-loopback-no-auth exclude each other")
