@@ -6,6 +6,7 @@ package benchenv
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -85,9 +86,9 @@ func ParseVariants(s string) ([]Variant, error) {
 // OptionsJSON returns base with the variant's options merged over it, as
 // the options JSON of sessions_search.
 func (v Variant) OptionsJSON(base map[string]any) (string, error) {
-	merged := map[string]any{}
-	for k, val := range base {
-		merged[k] = val
+	merged := maps.Clone(base)
+	if merged == nil {
+		merged = map[string]any{}
 	}
 	for k, val := range v.Options {
 		merged[k] = val

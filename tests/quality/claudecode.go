@@ -34,8 +34,8 @@ type Corpus struct {
 	// that names a message by its place in its session.
 	Turns map[string][]TurnRef
 	// Times names a turn by its session and timestamp, for a system that
-	// returns a message's time and text but no id.
-	Times map[string]map[time.Time]TurnRef
+	// returns a message's time (epoch ms) and text but no id.
+	Times map[string]map[int64]TurnRef
 }
 
 // Claude Code's line fields as its session files have them
@@ -95,7 +95,7 @@ func WriteClaudeCode(home string, convs []Conversation) (*Corpus, error) {
 		Sessions: map[string]SessionRef{},
 		Messages: map[string]TurnRef{},
 		Turns:    map[string][]TurnRef{},
-		Times:    map[string]map[time.Time]TurnRef{},
+		Times:    map[string]map[int64]TurnRef{},
 	}
 	for _, conv := range convs {
 		cwd := "/home/locomo/conversation-" + conv.ID
@@ -106,7 +106,7 @@ func WriteClaudeCode(home string, convs []Conversation) (*Corpus, error) {
 		for _, s := range conv.Sessions {
 			sid := uuid.NewSHA1(uuidSpace, fmt.Appendf(nil, "%s/session_%d", conv.ID, s.N)).String()
 			c.Sessions[sid] = SessionRef{conv.ID, s.N}
-			c.Times[sid] = map[time.Time]TurnRef{}
+			c.Times[sid] = map[int64]TurnRef{}
 			var b strings.Builder
 			var parent *string
 			for i, t := range s.Turns {
@@ -138,7 +138,7 @@ func WriteClaudeCode(home string, convs []Conversation) (*Corpus, error) {
 				parent = &line.UUID
 				c.Messages[id] = ref
 				c.Turns[sid] = append(c.Turns[sid], ref)
-				c.Times[sid][at] = ref
+				c.Times[sid][at.UnixMilli()] = ref
 			}
 			if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(b.String()), 0o644); err != nil {
 				return nil, err

@@ -44,6 +44,7 @@ type config struct {
 	locomo, sessionsearch, deja, agentsview string
 	variants                                []benchenv.Variant
 	jsonOut, work                           string
+	parallel                                int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -60,12 +61,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.sessionsearch, "sessionsearch", env("SESSIONSEARCH_BIN", "bin/sessionsearch"), "the sessionsearch binary that imports (env SESSIONSEARCH_BIN)")
 	fs.StringVar(&c.deja, "deja", os.Getenv("DEJAVU_BIN"), "deja-vu's deja binary, measured when given (env DEJAVU_BIN)")
 	fs.StringVar(&c.agentsview, "agentsview", os.Getenv("AGENTSVIEW_BIN"), "agentsview's binary, measured when given (env AGENTSVIEW_BIN)")
-	variants := fs.String("variants", os.Getenv("SESSIONSEARCH_QUALITY_VARIANTS"),
-		`named option sets of sessions_search, each measured: {"name":{options},...} (env SESSIONSEARCH_QUALITY_VARIANTS; default `+benchenv.DefaultVariants+`)`)
+	variants := fs.String("variants", os.Getenv("SESSIONSEARCH_BENCH_VARIANTS"),
+		`named option sets of sessions_search, each measured: {"name":{options},...} (env SESSIONSEARCH_BENCH_VARIANTS; default `+benchenv.DefaultVariants+`)`)
 	fs.StringVar(&c.jsonOut, "json", env("QUALITY_JSON", "bin/bench-quality.json"), "where the JSON of the run is written (env QUALITY_JSON)")
 	fs.StringVar(&c.work, "work", os.Getenv("QUALITY_WORK"), "a directory to keep the home, the database and the peers' indexes in (env QUALITY_WORK; default a temporary one, removed)")
+	fs.IntVar(&c.parallel, "parallel", 4, "how many queries are asked at a time")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.parallel < 1 {
+		return c, fmt.Errorf("-parallel must be at least 1, got %d", c.parallel)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -129,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	res := Results{Questions: len(questions), Sessions: len(corpus.Sessions), Limit: limit, Variants: c.variants}
 	for _, s := range systems {
 		t0 := time.Now()
-		rows, records, err := Measure(ctx, s, questions)
+		rows, records, err := Measure(ctx, s, questions, c.parallel)
 		if err != nil {
 			return err
 		}

@@ -1,18 +1,51 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 )
 
-// Peers are the peer programs of a run, started and indexed.
+// Peers are the peer programs of a run, each with its index built.
 type Peers struct {
 	Systems []System
 	closers []func()
 }
 
-// StartPeers indexes the corpus with each peer binary the config names.
+// StartPeers indexes the corpus with each peer binary the config names
+// (docs/quality.md QB6), each into a directory of its own under work.
 func StartPeers(ctx context.Context, c config, work string, corpus *Corpus, progress func(string, ...any)) (*Peers, error) {
-	return &Peers{}, nil
+	p := &Peers{}
+	if c.deja != "" {
+		t0 := time.Now()
+		d, err := startDeja(ctx, c.deja, filepath.Join(work, "deja"), corpus)
+		if err != nil {
+			return nil, err
+		}
+		progress("deja-vu: indexed in %v", time.Since(t0).Round(time.Millisecond))
+		p.Systems = append(p.Systems, d)
+	}
+	if c.agentsview != "" {
+		t0 := time.Now()
+		a, stop, err := startAgentsview(ctx, c.agentsview, filepath.Join(work, "agentsview"), corpus)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.closers = append(p.closers, stop)
+		progress("agentsview: synced and serving in %v", time.Since(t0).Round(time.Millisecond))
+		p.Systems = append(p.Systems, a)
+	}
+	return p, nil
 }
 
 // Close stops what StartPeers started.
@@ -20,4 +53,204 @@ func (p *Peers) Close() {
 	for _, c := range p.closers {
 		c()
 	}
+}
+
+// runPeer runs a peer's command with HOME set to the corpus's home and
+// the extra environment given; it returns standard output, or an error
+// with the command's output.
+func runPeer(ctx context.Context, home string, env []string, bin string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(append(os.Environ(), "HOME="+home), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %q: %v\n%s%s", bin, args, err, stdout.Bytes(), stderr.Bytes())
+	}
+	return stdout.Bytes(), nil
+}
+
+// deja is deja-vu's CLI: `deja index`, then `deja search --json`.
+type deja struct {
+	bin, home string
+	env       []string
+	corpus    *Corpus
+}
+
+func startDeja(ctx context.Context, bin, dir string, corpus *Corpus) (*deja, error) {
+	d := &deja{bin: bin, home: corpus.Home, env: []string{"DEJA_INDEX_DIR=" + dir}, corpus: corpus}
+	if _, err := runPeer(ctx, d.home, d.env, bin, "index"); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *deja) Name() string { return "deja-vu" }
+
+// ContentQuery: the words, separated by spaces, as a person types them.
+func (d *deja) ContentQuery(words []string) string { return strings.Join(words, " ") }
+
+// Ask runs `deja search --json --limit 25 -- QUERY`. Its answer
+// (docs/json-output.md of deja-vu) lists sessions; each holds the messages
+// that matched, in the session's order, and its best passages as snippets,
+// best first. The messages are read in the order of their snippets, then
+// the others in the session's order; a message is known by its session
+// and time.
+func (d *deja) Ask(ctx context.Context, query string) (Ranked, error) {
+	out, err := runPeer(ctx, d.home, d.env, d.bin, "search", "--json", "--limit", fmt.Sprint(limit), "--", query)
+	if err != nil {
+		return Ranked{}, err
+	}
+	var answer struct {
+		Hits []struct {
+			Session struct {
+				ID       string `json:"id"`
+				Messages []struct {
+					Text string    `json:"text"`
+					Time time.Time `json:"time"`
+				} `json:"messages"`
+			} `json:"session"`
+			Snippets []string `json:"snippets"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		return Ranked{}, fmt.Errorf("deja-vu %q: %w in %.300q", query, err, out)
+	}
+	r := Ranked{Bytes: len(out)}
+	for _, h := range answer.Hits {
+		s := h.Session
+		ref, ok := d.corpus.Sessions[s.ID]
+		if !ok {
+			return r, fmt.Errorf("deja-vu %q: session %q is not the corpus's", query, s.ID)
+		}
+		r.Sessions = append(r.Sessions, ref)
+		var order []int
+		for _, snippet := range h.Snippets {
+			core := []rune(strings.TrimSpace(strings.Trim(snippet, "… ")))
+			core = core[:min(len(core), 40)]
+			for i, m := range s.Messages {
+				if !slices.Contains(order, i) && strings.Contains(m.Text, string(core)) {
+					order = append(order, i)
+					break
+				}
+			}
+		}
+		for i := range s.Messages {
+			if !slices.Contains(order, i) {
+				order = append(order, i)
+			}
+		}
+		for _, i := range order {
+			turn, ok := d.corpus.Times[s.ID][s.Messages[i].Time.UnixMilli()]
+			if !ok {
+				return r, fmt.Errorf("deja-vu %q: session %s has no message at %v", query, s.ID, s.Messages[i].Time)
+			}
+			r.Turns = append(r.Turns, turn)
+		}
+	}
+	return r, nil
+}
+
+// agentsview is agentsview's CLI: `agentsview sync`, a server of its own
+// (`agentsview serve`, which the CLI finds through the data directory),
+// then `agentsview session search --fts --json`.
+type agentsview struct {
+	bin, home string
+	env       []string
+	corpus    *Corpus
+}
+
+func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*agentsview, func(), error) {
+	a := &agentsview{bin: bin, home: corpus.Home, env: []string{"AGENTSVIEW_DATA_DIR=" + dir, "AGENTSVIEW_NO_DAEMON=1"}, corpus: corpus}
+	if _, err := runPeer(ctx, a.home, a.env, bin, "sync"); err != nil {
+		return nil, nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	var log bytes.Buffer
+	serve := exec.Command(bin, "serve", "--host", "127.0.0.1", "--port", port, "--no-sync")
+	serve.Env = append(append(os.Environ(), "HOME="+a.home), a.env...)
+	serve.Stdout, serve.Stderr = &log, &log
+	if err := serve.Start(); err != nil {
+		return nil, nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	stop := func() {
+		serve.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			serve.Process.Kill()
+			<-exited
+		}
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/")
+		if err == nil {
+			resp.Body.Close()
+			return a, stop, nil
+		}
+		select {
+		case err := <-exited:
+			return nil, nil, fmt.Errorf("agentsview serve exited: %v\n%s", err, log.Bytes())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, nil, fmt.Errorf("agentsview serve did not answer on port %s in 2 minutes:\n%s", port, log.Bytes())
+		}
+	}
+}
+
+func (a *agentsview) Name() string { return "agentsview" }
+
+// ContentQuery: the words quoted and joined by OR. A query that starts with
+// a quote goes to FTS5 as it is; any other is quoted word by word and so
+// needs every word (agentsview's internal/db/search.go PrepareFTSQuery).
+func (a *agentsview) ContentQuery(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + w + `"`
+	}
+	return strings.Join(quoted, " OR ")
+}
+
+// Ask runs `agentsview session search --fts --json --limit 25 -- QUERY`:
+// messages by FTS5's bm25, each known by its session and its ordinal, its
+// place among the session's messages.
+func (a *agentsview) Ask(ctx context.Context, query string) (Ranked, error) {
+	out, err := runPeer(ctx, a.home, a.env, a.bin, "session", "search", "--fts", "--json", "--limit", fmt.Sprint(limit), "--", query)
+	if err != nil {
+		return Ranked{}, err
+	}
+	var answer struct {
+		Matches []struct {
+			SessionID string `json:"session_id"`
+			Ordinal   int    `json:"ordinal"`
+		} `json:"matches"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		return Ranked{}, fmt.Errorf("agentsview %q: %w in %.300q", query, err, out)
+	}
+	r := Ranked{Bytes: len(out)}
+	seen := map[SessionRef]bool{}
+	for _, m := range answer.Matches {
+		id := m.SessionID[strings.LastIndex(m.SessionID, ":")+1:]
+		ref, ok := a.corpus.Sessions[id]
+		turns := a.corpus.Turns[id]
+		if !ok || m.Ordinal < 0 || m.Ordinal >= len(turns) {
+			return r, fmt.Errorf("agentsview %q: message %d of session %q is not the corpus's", query, m.Ordinal, m.SessionID)
+		}
+		if !seen[ref] {
+			seen[ref] = true
+			r.Sessions = append(r.Sessions, ref)
+		}
+		r.Turns = append(r.Turns, turns[m.Ordinal])
+	}
+	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/sessionsearch/sessionsearch/internal/benchenv"
 )
@@ -50,33 +51,34 @@ type Record struct {
 	Bytes        int     `json:"bytes"`
 }
 
-// Measure asks s every question in both forms. A question without content
-// words is not asked in that form and counts as an empty answer.
-func Measure(ctx context.Context, s System, questions []Question) ([]Row, []Record, error) {
+// Measure asks s every question in both forms, parallel queries at a
+// time. A question without content words is not asked in that form and
+// counts as an empty answer.
+func Measure(ctx context.Context, s System, questions []Question, parallel int) ([]Row, []Record, error) {
 	var rows []Row
 	var records []Record
 	for _, form := range []string{FormQuestion, FormContent} {
+		queries := make([]string, len(questions))
+		for i, q := range questions {
+			queries[i] = q.Text
+			if form == FormContent {
+				queries[i] = ""
+				if words := ContentWords(q.Text); len(words) > 0 {
+					queries[i] = s.ContentQuery(words)
+				}
+			}
+		}
+		answers, err := askAll(ctx, s, queries, parallel)
+		if err != nil {
+			return nil, nil, err
+		}
 		var all []Score
 		byCat := map[int][]Score{}
-		for _, q := range questions {
-			query := q.Text
-			if form == FormContent {
-				query = ""
-				if words := ContentWords(q.Text); len(words) > 0 {
-					query = s.ContentQuery(words)
-				}
-			}
-			var r Ranked
-			if query != "" {
-				var err error
-				if r, err = s.Ask(ctx, query); err != nil {
-					return nil, nil, err
-				}
-			}
-			sc := ScoreAnswer(q, r)
+		for i, q := range questions {
+			sc := ScoreAnswer(q, answers[i])
 			all = append(all, sc)
 			byCat[q.Category] = append(byCat[q.Category], sc)
-			records = append(records, Record{s.Name(), form, q.Conversation, q.Index, q.Category, query,
+			records = append(records, Record{s.Name(), form, q.Conversation, q.Index, q.Category, queries[i],
 				sc.First, sc.Recall5, sc.Session1, sc.Session5, sc.Empty, sc.Bytes})
 		}
 		row := Row{System: s.Name(), Form: form, All: Summarize(all), ByCategory: map[string]Summary{}}
@@ -86,6 +88,49 @@ func Measure(ctx context.Context, s System, questions []Question) ([]Row, []Reco
 		rows = append(rows, row)
 	}
 	return rows, records, nil
+}
+
+// askAll asks s each query, parallel at a time; an empty query is not
+// asked and gets the empty answer. It stops at the first error.
+func askAll(ctx context.Context, s System, queries []string, parallel int) ([]Ranked, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make([]Ranked, len(queries))
+	next := make(chan int)
+	errs := make(chan error, parallel)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Go(func() {
+			for i := range next {
+				if queries[i] == "" {
+					continue
+				}
+				r, err := s.Ask(ctx, queries[i])
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				answers[i] = r
+			}
+		})
+	}
+feed:
+	for i := range queries {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+		return answers, ctx.Err()
+	}
 }
 
 // WriteMarkdown writes the run's tables: every system and form overall,
