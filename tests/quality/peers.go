@@ -159,8 +159,18 @@ type agentsview struct {
 	corpus    *Corpus
 }
 
+// agentsviewOffline keeps agentsview off the network: its telemetry and
+// update check off, and the pricing download its server starts (which no
+// flag turns off) sent to a proxy on a closed port of this machine, so
+// that it fails without a lookup. Its CLI reaches its server on 127.0.0.1,
+// which no proxy serves.
+var agentsviewOffline = []string{
+	"AGENTSVIEW_TELEMETRY_ENABLED=0", "TELEMETRY_ENABLED=0", "AGENTSVIEW_DISABLE_UPDATE_CHECK=1",
+	"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
+}
+
 func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*agentsview, func(), error) {
-	a := &agentsview{bin: bin, home: corpus.Home, env: []string{"AGENTSVIEW_DATA_DIR=" + dir, "AGENTSVIEW_NO_DAEMON=1"}, corpus: corpus}
+	a := &agentsview{bin: bin, home: corpus.Home, env: append([]string{"AGENTSVIEW_DATA_DIR=" + dir, "AGENTSVIEW_NO_DAEMON=1"}, agentsviewOffline...), corpus: corpus}
 	if _, err := runPeer(ctx, a.home, a.env, bin, "sync"); err != nil {
 		return nil, nil, err
 	}
