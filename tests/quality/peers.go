@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,13 +152,15 @@ func (d *deja) Ask(ctx context.Context, query string) (Ranked, error) {
 	return r, nil
 }
 
-// agentsview is agentsview's CLI: `agentsview sync`, a server of its own
-// (`agentsview serve`, which the CLI finds through the data directory),
-// then `agentsview session search --fts --json`.
+// agentsview is agentsview: `agentsview sync`, then a server of its own
+// (`agentsview serve`), asked what its CLI's `session search --fts --json`
+// asks it.
 type agentsview struct {
 	bin, home string
 	env       []string
 	corpus    *Corpus
+	base      string // the server's URL
+	client    *http.Client
 }
 
 // agentsviewOffline keeps agentsview off the network: its telemetry and
@@ -170,7 +174,8 @@ var agentsviewOffline = []string{
 }
 
 func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*agentsview, func(), error) {
-	a := &agentsview{bin: bin, home: corpus.Home, env: append([]string{"AGENTSVIEW_DATA_DIR=" + dir, "AGENTSVIEW_NO_DAEMON=1"}, agentsviewOffline...), corpus: corpus}
+	a := &agentsview{bin: bin, home: corpus.Home, env: append([]string{"AGENTSVIEW_DATA_DIR=" + dir, "AGENTSVIEW_NO_DAEMON=1"}, agentsviewOffline...),
+		corpus: corpus, client: &http.Client{Transport: &http.Transport{}, Timeout: 5 * time.Minute}}
 	if _, err := runPeer(ctx, a.home, a.env, bin, "sync"); err != nil {
 		return nil, nil, err
 	}
@@ -180,6 +185,7 @@ func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*age
 	}
 	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
+	a.base = "http://127.0.0.1:" + port
 	var log bytes.Buffer
 	serve := exec.Command(bin, "serve", "--host", "127.0.0.1", "--port", port, "--no-sync")
 	serve.Env = append(append(os.Environ(), "HOME="+a.home), a.env...)
@@ -198,12 +204,11 @@ func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*age
 			<-exited
 		}
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		resp, err := http.Get("http://127.0.0.1:" + port + "/")
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		resp, err := a.client.Get(a.base + "/")
 		if err == nil {
 			resp.Body.Close()
-			return a, stop, nil
+			break
 		}
 		select {
 		case err := <-exited:
@@ -215,6 +220,21 @@ func startAgentsview(ctx context.Context, bin, dir string, corpus *Corpus) (*age
 			return nil, nil, fmt.Errorf("agentsview serve did not answer on port %s in 2 minutes:\n%s", port, log.Bytes())
 		}
 	}
+	// The CLI finds the server through the data directory and sends it the
+	// request Ask sends: check once that it prints the same answer.
+	const probe = `"support" OR "group"`
+	cli, err := runPeer(ctx, a.home, a.env, bin, "session", "search", "--fts", "--json", "--limit", fmt.Sprint(limit), "--", probe)
+	if err == nil {
+		var direct []byte
+		if direct, err = a.search(ctx, probe); err == nil && !bytes.Equal(bytes.TrimSpace(cli), bytes.TrimSpace(direct)) {
+			err = fmt.Errorf("agentsview: its CLI answers %q with\n%.500s\nbut its server with\n%.500s", probe, cli, direct)
+		}
+	}
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return a, stop, nil
 }
 
 func (a *agentsview) Name() string { return "agentsview" }
@@ -230,11 +250,34 @@ func (a *agentsview) ContentQuery(words []string) string {
 	return strings.Join(quoted, " OR ")
 }
 
-// Ask runs `agentsview session search --fts --json --limit 25 -- QUERY`:
-// messages by FTS5's bm25, each known by its session and its ordinal, its
-// place among the session's messages.
+// search asks the server what `agentsview session search --fts --json
+// --limit 25 QUERY` asks it (agentsview's internal/service/http.go
+// SearchContent), and returns its answer as the CLI prints it.
+func (a *agentsview) search(ctx context.Context, query string) ([]byte, error) {
+	q := url.Values{"pattern": {query}, "mode": {"fts"}, "limit": {fmt.Sprint(limit)}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/api/v1/search/content?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("agentsview %q: %w", query, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("HTTP %s: %.300s", resp.Status, body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agentsview %q: %w", query, err)
+	}
+	return body, nil
+}
+
+// Ask: messages by FTS5's bm25, each known by its session and its ordinal,
+// its place among the session's messages.
 func (a *agentsview) Ask(ctx context.Context, query string) (Ranked, error) {
-	out, err := runPeer(ctx, a.home, a.env, a.bin, "session", "search", "--fts", "--json", "--limit", fmt.Sprint(limit), "--", query)
+	out, err := a.search(ctx, query)
 	if err != nil {
 		return Ranked{}, err
 	}
