@@ -93,10 +93,10 @@ func (d *deja) ContentQuery(words []string) string { return strings.Join(words, 
 
 // Ask runs `deja search --json --limit 25 -- QUERY`. Its answer
 // (docs/json-output.md of deja-vu) lists sessions; each holds the messages
-// that matched, in the session's order, and its best passages as snippets,
-// best first. The messages are read in the order of their snippets, then
-// the others in the session's order; a message is known by its session
-// and time.
+// that matched, in the session's order, and the passages deja-vu shows as
+// its answer, best first, as snippets (two or three a session). The
+// returned messages are those the snippets are cut from, in the snippets'
+// order; a message is known by its session and time.
 func (d *deja) Ask(ctx context.Context, query string) (Ranked, error) {
 	out, err := runPeer(ctx, d.home, d.env, d.bin, "search", "--json", "--limit", fmt.Sprint(limit), "--", query)
 	if err != nil {
@@ -125,23 +125,18 @@ func (d *deja) Ask(ctx context.Context, query string) (Ranked, error) {
 			return r, fmt.Errorf("deja-vu %q: session %q is not the corpus's", query, s.ID)
 		}
 		r.Sessions = append(r.Sessions, ref)
-		var order []int
+		var shown []int
 		for _, snippet := range h.Snippets {
 			core := []rune(strings.TrimSpace(strings.Trim(snippet, "… ")))
 			core = core[:min(len(core), 40)]
 			for i, m := range s.Messages {
-				if !slices.Contains(order, i) && strings.Contains(m.Text, string(core)) {
-					order = append(order, i)
+				if !slices.Contains(shown, i) && strings.Contains(m.Text, string(core)) {
+					shown = append(shown, i)
 					break
 				}
 			}
 		}
-		for i := range s.Messages {
-			if !slices.Contains(order, i) {
-				order = append(order, i)
-			}
-		}
-		for _, i := range order {
+		for _, i := range shown {
 			turn, ok := d.corpus.Times[s.ID][s.Messages[i].Time.UnixMilli()]
 			if !ok {
 				return r, fmt.Errorf("deja-vu %q: session %s has no message at %v", query, s.ID, s.Messages[i].Time)
