@@ -43,7 +43,7 @@ type Variant struct {
 const DefaultVariants = `{"default":{}}`
 
 // ParseVariants reads a JSON object of variants, name to options object,
-// keeping the names' order: `{"exact":{},"relaxed":{"match":"relaxed"}}`.
+// keeping the names' order: `{"default":{},"grouped":{"group":"session"}}`.
 // An empty string is DefaultVariants.
 func ParseVariants(s string) ([]Variant, error) {
 	if strings.TrimSpace(s) == "" {
@@ -51,7 +51,7 @@ func ParseVariants(s string) ([]Variant, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("variants must be a JSON object of name to options object, like %s, got %q", `{"exact":{},"relaxed":{"match":"relaxed"}}`, s)
+		return nil, fmt.Errorf("variants must be a JSON object of name to options object, like %s, got %q", `{"default":{},"grouped":{"group":"session"}}`, s)
 	}
 	var out []Variant
 	seen := map[string]bool{}

@@ -9,7 +9,7 @@
 // root.
 //
 //	go run -tags sqlite_fts5 . -locomo ../shared/data/locomo/locomo10.zip \
-//	    -variants '{"exact":{},"relaxed":{"match":"relaxed"}}' \
+//	    -variants '{"default":{},"grouped":{"group":"session"}}' \
 //	    -deja /path/to/deja -agentsview /path/to/agentsview
 package main
 
