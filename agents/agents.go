@@ -30,6 +30,7 @@ const (
 	Gemini     = "gemini"
 	OpenCode   = "opencode"
 	Hermes     = "hermes"
+	Aider      = "aider"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".
