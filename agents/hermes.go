@@ -424,15 +424,33 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		}
 		id := "m" + strconv.FormatInt(r.id, 10)
 		rec := "message " + strconv.FormatInt(r.id, 10)
-		ev, err := hermesEvent(r, id, ParentID(parent), s.model)
-		if err != nil {
-			if err := send(Event{Pos: r.id, Rec: rec, Bad: err}); err != nil {
+		if scaffold, instruction, ok := hermesSkillMessage(r); ok {
+			// AH10: the skill's text is not the user's; what they typed with it is.
+			sysID := id
+			if instruction != "" {
+				sysID = id + "s"
+			}
+			if err := send(Event{Pos: r.id, Rec: rec, JSON: Message(Msg{ID: sysID, Parent: ParentID(parent), Time: r.time,
+				Role: "system", Content: []Block{Text(scaffold)}})}); err != nil {
 				return err
 			}
-			continue
-		}
-		if err := send(Event{Pos: r.id, Rec: rec, JSON: ev}); err != nil {
-			return err
+			if instruction != "" {
+				if err := send(Event{Pos: r.id, Rec: rec, JSON: Message(Msg{ID: id, Parent: ParentID(sysID), Time: r.time,
+					Role: "user", Content: []Block{Text(instruction)}})}); err != nil {
+					return err
+				}
+			}
+		} else {
+			ev, err := hermesEvent(r, id, ParentID(parent), s.model)
+			if err != nil {
+				if err := send(Event{Pos: r.id, Rec: rec, Bad: err}); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := send(Event{Pos: r.id, Rec: rec, JSON: ev}); err != nil {
+				return err
+			}
 		}
 		lastEntry, lastPos = id, r.id
 		if onPath {
@@ -448,6 +466,57 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		return leafBack()
 	}
 	return nil
+}
+
+// Hermes writes a /skill invocation as a user row: the skill's text behind
+// a fixed preamble ("[SYSTEM: " before mid-2026, "[IMPORTANT: " since),
+// with what the user typed after a fixed sentence (one skill) or line (a
+// bundle) and before a runtime note or the bundle's skills
+// (agent/skill_commands.py extract_user_instruction_from_skill_message).
+var hermesSkillPrefixes = []string{"[SYSTEM: The user has invoked the ", "[IMPORTANT: The user has invoked the "}
+
+const (
+	hermesBundleMarker      = " skill bundle,"
+	hermesSingleSkillMarker = "The full skill content is loaded below.]"
+	hermesSkillInstruction  = "The user has provided the following instruction alongside the skill invocation: "
+	hermesSkillRuntimeNote  = "\n\n[Runtime note:"
+	hermesBundleInstruction = "\nUser instruction: "
+	hermesBundleFirstSkill  = "\n\n[Loaded as part of the "
+)
+
+// hermesSkillMessage reports whether a user row is Hermes' skill
+// scaffolding, with the row's text and the instruction the user typed
+// with the skill ("" for none). docs/agents/hermes.md AH10.
+func hermesSkillMessage(r *hermesRow) (scaffold, instruction string, ok bool) {
+	if r.role != "user" || r.summary || r.displayKind == "hidden" {
+		return "", "", false
+	}
+	c := r.content
+	for _, p := range hermesSkillPrefixes {
+		if strings.HasPrefix(c, p) {
+			ok = true
+		}
+	}
+	if !ok {
+		return "", "", false
+	}
+	switch {
+	case strings.Contains(c, hermesBundleMarker):
+		if i := strings.Index(c, hermesBundleInstruction); i >= 0 {
+			instruction = c[i+len(hermesBundleInstruction):]
+			if j := strings.Index(instruction, hermesBundleFirstSkill); j >= 0 {
+				instruction = instruction[:j]
+			}
+		}
+	case strings.Contains(c, hermesSingleSkillMarker):
+		if i := strings.LastIndex(c, hermesSkillInstruction); i >= 0 {
+			instruction = c[i+len(hermesSkillInstruction):]
+			if j := strings.Index(instruction, hermesSkillRuntimeNote); j >= 0 {
+				instruction = instruction[:j]
+			}
+		}
+	}
+	return c, strings.TrimSpace(instruction), true
 }
 
 // hermesContentPrefixes mark content stored as JSON (multimodal parts):
