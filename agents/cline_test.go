@@ -179,9 +179,12 @@ func TestClineTask(t *testing.T) {
 	}
 	// the words only the kept records hold are never searchable
 	for _, ev := range events {
-		_, text, err := transcript.Read(ev)
+		e, text, err := transcript.Read(ev)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !e.Message {
+			continue
 		}
 		for _, hidden := range []string{"nebula-output", "quasar-thinking", "environment_details"} {
 			if strings.Contains(text, hidden) {
