@@ -1,6 +1,6 @@
 // Package agents reads the histories of coding agents other than OpenClaw
 // (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent, Aider, Cline,
-// Roo Code, Goose) and turns each of their sessions into a transcript of
+// Roo Code, Goose, Cursor) and turns each of their sessions into a transcript of
 // OpenClaw-shaped events, so that the store's active-path rule, search,
 // history, visibility and redaction apply to them unchanged
 // (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
@@ -35,6 +35,7 @@ const (
 	Cline      = "cline"
 	RooCode    = "roo-code"
 	Goose      = "goose"
+	Cursor     = "cursor"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".
