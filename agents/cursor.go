@@ -10,7 +10,6 @@ package agents
 // its files show. The mapping is docs/agents/cursor.md (rules AU1..AU7).
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -18,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -69,19 +67,7 @@ func cursorClaims(path string) bool {
 
 // cursorSchema reports whether the first MiB of path is a SQLite database
 // with a cursorDiskKV table.
-func cursorSchema(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, hermesScanBytes))
-	return err == nil && bytes.HasPrefix(b, []byte("SQLite format 3\x00")) &&
-		bytes.Contains(b, []byte("cursorDiskKV")) && !bytes.Contains(b, []byte("sessionsearch_meta"))
-}
+func cursorSchema(path string) bool { return foreignSchema(path, "cursorDiskKV") }
 
 // cursorList lists the conversations of a global state database, found
 // from path: the file itself, or under a Cursor, User or globalStorage
@@ -131,29 +117,16 @@ type cursorComposer struct {
 }
 
 // cursorOpen opens a database through env and checks it has cursorDiskKV.
-func cursorOpen(path string, env Env) (*sql.DB, error) {
-	if env.OpenDB == nil {
-		return nil, errors.New("cursor: databases cannot be read here (no read-only opener)")
-	}
-	db, err := env.OpenDB(path)
-	if err != nil {
-		return nil, fmt.Errorf("cursor: opening the database: %w", err)
-	}
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'`).Scan(&n); err != nil || n == 0 {
-		db.Close()
-		if err == nil {
-			err = errors.New("no cursorDiskKV table")
-		}
-		return nil, fmt.Errorf("cursor: not a Cursor state database: %w", err)
-	}
-	return db, nil
+func cursorOpen(ctx context.Context, path string, env Env) (*sql.DB, error) {
+	db, _, err := openForeign(ctx, path, env, Cursor, "a Cursor state database",
+		map[string][]string{"cursorDiskKV": {"key", "value"}})
+	return db, err
 }
 
 // cursorListDB lists the conversations of one global state database that
 // hold a message, oldest first.
 func cursorListDB(ctx context.Context, path string, env Env) ([]Transcript, error) {
-	db, err := cursorOpen(path, env)
+	db, err := cursorOpen(ctx, path, env)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +291,7 @@ type cursorBubble struct {
 // of its headers (or of its inline conversation) in order, message i at
 // position i+1 (docs/agents/cursor.md AU3, AU4).
 func cursorRead(ctx context.Context, path string, env Env, id string, created int64, project string, after int64, emit func(Event) error) error {
-	db, err := cursorOpen(path, env)
+	db, err := cursorOpen(ctx, path, env)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,13 +26,7 @@ func TestCursorRoots(t *testing.T) {
 // docs/agents/cursor.md AU2.
 func TestCursorClaims(t *testing.T) {
 	moved := filepath.Join(t.TempDir(), "copy.vscdb")
-	data, err := os.ReadFile(filepath.Join(cursorUser, "globalStorage", cursorDBName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(moved, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, filepath.Join(cursorUser, "globalStorage", cursorDBName), moved)
 	for _, c := range []struct {
 		path string
 		want bool
@@ -127,15 +120,8 @@ func TestCursorConversations(t *testing.T) {
 func TestCursorReadsOnlyAndExtends(t *testing.T) {
 	src := filepath.Join(cursorUser, "globalStorage", cursorDBName)
 	before := fileSum(t, src)
-	dir := filepath.Join(t.TempDir(), "Cursor", "User", "globalStorage")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(src)
-	db := filepath.Join(dir, cursorDBName)
-	if err := os.WriteFile(db, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db := filepath.Join(t.TempDir(), "Cursor", "User", "globalStorage", cursorDBName)
+	copyFile(t, src, db)
 	list := func() Transcript {
 		trs, _ := Lookup(Cursor).List(context.Background(), db, Env{OpenDB: openReadOnly})
 		return trs[1]

@@ -9,7 +9,6 @@ package agents
 // AO1..AO8).
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -17,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -67,20 +64,7 @@ func gooseClaims(path string) bool {
 
 // gooseSchema reports whether the first MiB of path is a SQLite database
 // with goose's messages table (content_json, created_timestamp).
-func gooseSchema(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, hermesScanBytes))
-	return err == nil && bytes.HasPrefix(b, []byte("SQLite format 3\x00")) &&
-		bytes.Contains(b, []byte("content_json")) && bytes.Contains(b, []byte("created_timestamp")) &&
-		!bytes.Contains(b, []byte("sessionsearch_meta"))
-}
+func gooseSchema(path string) bool { return foreignSchema(path, "content_json", "created_timestamp") }
 
 // gooseList lists the sessions of a sessions directory (its database,
 // then the JSONL files the database does not hold), of a goose directory,
@@ -167,27 +151,12 @@ func gooseTime(v any) int64 {
 // gooseOpen opens a database through env and checks that it has goose's
 // tables, returning the columns of sessions and messages.
 func gooseOpen(ctx context.Context, path string, env Env) (*sql.DB, map[string]bool, map[string]bool, error) {
-	if env.OpenDB == nil {
-		return nil, nil, nil, errors.New("goose: databases cannot be read here (no read-only opener)")
-	}
-	db, err := env.OpenDB(path)
+	db, cols, err := openForeign(ctx, path, env, Goose, "a goose sessions.db",
+		map[string][]string{"sessions": {"id"}, "messages": {"session_id", "role", "content_json"}})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("goose: opening the database: %w", err)
+		return nil, nil, nil, err
 	}
-	scols, err := foreigndb.Columns(ctx, db, "sessions")
-	if err == nil {
-		var mcols map[string]bool
-		mcols, err = foreigndb.Columns(ctx, db, "messages")
-		if err == nil {
-			if !scols["id"] || !mcols["session_id"] || !mcols["role"] || !mcols["content_json"] {
-				db.Close()
-				return nil, nil, nil, errors.New("goose: not a goose sessions.db: no sessions(id) and messages(session_id, role, content_json) tables")
-			}
-			return db, scols, mcols, nil
-		}
-	}
-	db.Close()
-	return nil, nil, nil, fmt.Errorf("goose: not a readable SQLite database: %w", err)
+	return db, cols["sessions"], cols["messages"], nil
 }
 
 // gooseListDB lists the sessions of one sessions.db, oldest first.

@@ -47,13 +47,7 @@ func TestGooseRoots(t *testing.T) {
 // docs/agents/goose.md AO2.
 func TestGooseClaims(t *testing.T) {
 	moved := filepath.Join(t.TempDir(), "backup.db") // a sessions.db under another name
-	data, err := os.ReadFile(filepath.Join(gooseStore, "sessions", gooseDBName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(moved, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, filepath.Join(gooseStore, "sessions", gooseDBName), moved)
 	for _, c := range []struct {
 		path string
 		want bool
@@ -183,15 +177,8 @@ func TestGooseReadsOnlyAndExtends(t *testing.T) {
 		t.Fatal("reading changed the database")
 	}
 
-	dir := filepath.Join(t.TempDir(), "goose", "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(src)
-	db := filepath.Join(dir, gooseDBName)
-	if err := os.WriteFile(db, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db := filepath.Join(t.TempDir(), "goose", "sessions", gooseDBName)
+	copyFile(t, src, db)
 	w, err := sql.Open("sqlite3", db)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -74,10 +72,6 @@ const (
 	hermesSchemaOther
 )
 
-// hermesScanBytes bounds how much of a file Claims reads: the schema of a
-// SQLite database is on its first pages.
-const hermesScanBytes = 1 << 20
-
 var (
 	hermesMessagesDDL = regexp.MustCompile(`(?i)CREATE TABLE\s+(?:IF NOT EXISTS\s+)?["'\x60\[]?messages["'\x60\]]?\s*\(`)
 	hermesSessionsDDL = regexp.MustCompile(`(?i)CREATE TABLE\s+(?:IF NOT EXISTS\s+)?["'\x60\[]?sessions["'\x60\]]?\s*\(`)
@@ -86,16 +80,8 @@ var (
 // hermesSchemaOf reads the first bytes of path and tells whether the
 // SQLite schema text in them is Hermes'.
 func hermesSchemaOf(path string) hermesSchema {
-	f, err := os.Open(path)
-	if err != nil {
-		return hermesSchemaUnknown
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return hermesSchemaUnknown
-	}
-	b, err := io.ReadAll(io.LimitReader(f, hermesScanBytes))
-	if err != nil || !bytes.HasPrefix(b, []byte("SQLite format 3\x00")) {
+	b := sqliteHead(path)
+	if b == nil {
 		return hermesSchemaUnknown
 	}
 	if bytes.Contains(b, []byte("sessionsearch_meta")) {
@@ -211,27 +197,12 @@ func hermesPick(cols map[string]bool, want ...string) string {
 // hermesOpen opens a database through env and checks that it has Hermes'
 // tables, returning the columns of messages.
 func hermesOpen(ctx context.Context, path string, env Env) (*sql.DB, map[string]bool, map[string]bool, error) {
-	if env.OpenDB == nil {
-		return nil, nil, nil, errors.New("hermes: databases cannot be read here (no read-only opener)")
-	}
-	db, err := env.OpenDB(path)
+	db, cols, err := openForeign(ctx, path, env, Hermes, "a Hermes state.db",
+		map[string][]string{"sessions": {"id"}, "messages": {"id", "session_id", "role"}})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("hermes: opening the database: %w", err)
+		return nil, nil, nil, err
 	}
-	scols, err := foreigndb.Columns(ctx, db, "sessions")
-	if err == nil {
-		var mcols map[string]bool
-		mcols, err = foreigndb.Columns(ctx, db, "messages")
-		if err == nil {
-			if !scols["id"] || !mcols["id"] || !mcols["session_id"] || !mcols["role"] {
-				db.Close()
-				return nil, nil, nil, errors.New("hermes: not a Hermes state.db: no sessions(id) and messages(id, session_id, role) tables")
-			}
-			return db, scols, mcols, nil
-		}
-	}
-	db.Close()
-	return nil, nil, nil, fmt.Errorf("hermes: not a readable SQLite database: %w", err)
+	return db, cols["sessions"], cols["messages"], nil
 }
 
 // hermesListDB lists the sessions of one state.db, oldest first.
