@@ -1,8 +1,9 @@
 # sessionsearch: `make` builds dist/ and bin/, `make demo` runs the demo,
-# `make test` runs every test, `make test-agents` the real agent programs,
-# `make bench` the benchmarks, `make soak` the soak (SOAK_SECONDS, default
-# 600), `make redact-coverage` the larger redaction measure and `make fuzz`
-# every fuzz target in turn
+# `make test` runs every test (the web page's in Debian's Chromium),
+# `make test-agents` the real agent programs, `make bench` the benchmarks,
+# `make bench-quality` the LoCoMo retrieval benchmark (docs/quality.md),
+# `make soak` the soak (SOAK_SECONDS, default 600), `make redact-coverage`
+# the larger redaction measure and `make fuzz` every fuzz target in turn
 # (FUZZ_SECONDS each, default 300).
 
 GO      ?= go
@@ -16,7 +17,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test test-agents bench soak fuzz deps build-deps check generate clean cluster redact-coverage
+.PHONY: all demo test test-agents bench bench-quality bench-quality-locomo bench-quality-latency soak fuzz deps build-deps check generate clean cluster redact-coverage
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -42,6 +43,8 @@ test: deps all check
 	cd redact/internal/gitleakscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd server/internal/openapicheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd server/internal/metricscheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd ui/internal/browsercheck && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...
+	cd tests/quality && $(GO) vet -tags $(TAGS) ./... && $(GO) test -tags $(TAGS) -count=1 ./...
 	@if pkg-config --exists dqlite; then \
 		cd dqlite && $(GO) vet -tags "$(DQLITE_TAGS)" ./... && $(GO) test -tags "$(DQLITE_TAGS)" -count=1 -timeout 10m ./...; \
 	elif [ -n "$${CI:-}" ]; then echo "make test: libdqlite-dev is missing in CI: scripts/install-deps should have installed it"; exit 1; \
@@ -92,6 +95,20 @@ GITLEAKS_SEED ?= 2
 redact-coverage: deps
 	cd redact/internal/gitleakscheck && GITLEAKS_DRAWS=$(GITLEAKS_DRAWS) GITLEAKS_SEED=$(GITLEAKS_SEED) \
 		$(GO) test -count=1 -v -timeout 60m -run '^TestGitleaksRuleCoverage$$' .
+
+# LoCoMo's questions asked of sessionsearch and of the peers given
+# (DEJAVU_BIN, AGENTSVIEW_BIN), then the latency of word queries at 1M
+# messages; SESSIONSEARCH_BENCH_VARIANTS names option sets to compare
+# (docs/quality.md). LOCOMO_ZIP is relative to the repository's root.
+LOCOMO_ZIP ?= ../shared/data/locomo/locomo10.zip
+bench-quality: bench-quality-locomo bench-quality-latency
+
+bench-quality-locomo: bin/sessionsearch
+	cd tests/quality && LOCOMO_ZIP=$(abspath $(LOCOMO_ZIP)) SESSIONSEARCH_BIN=$(abspath bin/sessionsearch) \
+		$(GO) run -tags $(TAGS) .
+
+bench-quality-latency:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench '^BenchmarkSearchWords$$' -benchtime 1x -count 1 -timeout 60m -v ./driver/
 
 # tests/soak: a writer and readers in Python, Node and Go on one database;
 # `make test` runs it for 3 seconds.

@@ -1,9 +1,10 @@
 // Package agents reads the histories of coding agents other than OpenClaw
-// (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent) and turns each
-// of their sessions into a transcript of OpenClaw-shaped events, so that the
-// store's active-path rule, search, history, visibility and redaction apply
-// to them unchanged (docs/agents.md). Pure Go: databases are opened through
-// Env.OpenDB, which the caller makes read-only.
+// (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent, Aider, Cline,
+// Roo Code, Goose, Cursor) and turns each of their sessions into a transcript of
+// OpenClaw-shaped events, so that the store's active-path rule, search,
+// history, visibility and redaction apply to them unchanged
+// (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
+// the caller makes read-only.
 //
 // Each format lives in a file of its own and registers a Format. A Format
 // lists the transcripts a path holds; a Transcript is one session, read as
@@ -30,6 +31,11 @@ const (
 	Gemini     = "gemini"
 	OpenCode   = "opencode"
 	Hermes     = "hermes"
+	Aider      = "aider"
+	Cline      = "cline"
+	RooCode    = "roo-code"
+	Goose      = "goose"
+	Cursor     = "cursor"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

@@ -65,6 +65,9 @@ func storeFile(path string) bool {
 	if strings.HasSuffix(path, ".meta.json") {
 		return false
 	}
+	if filepath.Base(path) == aiderHistoryName {
+		return true
+	}
 	switch filepath.Ext(path) {
 	case ".jsonl", ".json", ".db", ".zst":
 		return true

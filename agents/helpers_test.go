@@ -3,6 +3,8 @@ package agents
 import (
 	"context"
 	"database/sql"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -66,6 +68,21 @@ func onPathSearchable(path []string, searchable []bool) []string {
 		}
 	}
 	return out
+}
+
+// copyFile copies src to dst, a writable copy of a fixture.
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // openReadOnly opens a database read-only, as the importer's and the

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sessionsearch/sessionsearch/internal/foreigndb"
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
@@ -74,10 +72,6 @@ const (
 	hermesSchemaOther
 )
 
-// hermesScanBytes bounds how much of a file Claims reads: the schema of a
-// SQLite database is on its first pages.
-const hermesScanBytes = 1 << 20
-
 var (
 	hermesMessagesDDL = regexp.MustCompile(`(?i)CREATE TABLE\s+(?:IF NOT EXISTS\s+)?["'\x60\[]?messages["'\x60\]]?\s*\(`)
 	hermesSessionsDDL = regexp.MustCompile(`(?i)CREATE TABLE\s+(?:IF NOT EXISTS\s+)?["'\x60\[]?sessions["'\x60\]]?\s*\(`)
@@ -86,16 +80,8 @@ var (
 // hermesSchemaOf reads the first bytes of path and tells whether the
 // SQLite schema text in them is Hermes'.
 func hermesSchemaOf(path string) hermesSchema {
-	f, err := os.Open(path)
-	if err != nil {
-		return hermesSchemaUnknown
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return hermesSchemaUnknown
-	}
-	b, err := io.ReadAll(io.LimitReader(f, hermesScanBytes))
-	if err != nil || !bytes.HasPrefix(b, []byte("SQLite format 3\x00")) {
+	b := sqliteHead(path)
+	if b == nil {
 		return hermesSchemaUnknown
 	}
 	if bytes.Contains(b, []byte("sessionsearch_meta")) {
@@ -211,27 +197,12 @@ func hermesPick(cols map[string]bool, want ...string) string {
 // hermesOpen opens a database through env and checks that it has Hermes'
 // tables, returning the columns of messages.
 func hermesOpen(ctx context.Context, path string, env Env) (*sql.DB, map[string]bool, map[string]bool, error) {
-	if env.OpenDB == nil {
-		return nil, nil, nil, errors.New("hermes: databases cannot be read here (no read-only opener)")
-	}
-	db, err := env.OpenDB(path)
+	db, cols, err := openForeign(ctx, path, env, Hermes, "a Hermes state.db",
+		map[string][]string{"sessions": {"id"}, "messages": {"id", "session_id", "role"}})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("hermes: opening the database: %w", err)
+		return nil, nil, nil, err
 	}
-	scols, err := foreigndb.Columns(ctx, db, "sessions")
-	if err == nil {
-		var mcols map[string]bool
-		mcols, err = foreigndb.Columns(ctx, db, "messages")
-		if err == nil {
-			if !scols["id"] || !mcols["id"] || !mcols["session_id"] || !mcols["role"] {
-				db.Close()
-				return nil, nil, nil, errors.New("hermes: not a Hermes state.db: no sessions(id) and messages(id, session_id, role) tables")
-			}
-			return db, scols, mcols, nil
-		}
-	}
-	db.Close()
-	return nil, nil, nil, fmt.Errorf("hermes: not a readable SQLite database: %w", err)
+	return db, cols["sessions"], cols["messages"], nil
 }
 
 // hermesListDB lists the sessions of one state.db, oldest first.
@@ -424,15 +395,33 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		}
 		id := "m" + strconv.FormatInt(r.id, 10)
 		rec := "message " + strconv.FormatInt(r.id, 10)
-		ev, err := hermesEvent(r, id, ParentID(parent), s.model)
-		if err != nil {
-			if err := send(Event{Pos: r.id, Rec: rec, Bad: err}); err != nil {
+		if scaffold, instruction, ok := hermesSkillMessage(r); ok {
+			// AH10: the skill's text is not the user's; what they typed with it is.
+			sysID := id
+			if instruction != "" {
+				sysID = id + "s"
+			}
+			if err := send(Event{Pos: r.id, Rec: rec, JSON: Message(Msg{ID: sysID, Parent: ParentID(parent), Time: r.time,
+				Role: "system", Content: []Block{Text(scaffold)}})}); err != nil {
 				return err
 			}
-			continue
-		}
-		if err := send(Event{Pos: r.id, Rec: rec, JSON: ev}); err != nil {
-			return err
+			if instruction != "" {
+				if err := send(Event{Pos: r.id, Rec: rec, JSON: Message(Msg{ID: id, Parent: ParentID(sysID), Time: r.time,
+					Role: "user", Content: []Block{Text(instruction)}})}); err != nil {
+					return err
+				}
+			}
+		} else {
+			ev, err := hermesEvent(r, id, ParentID(parent), s.model)
+			if err != nil {
+				if err := send(Event{Pos: r.id, Rec: rec, Bad: err}); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := send(Event{Pos: r.id, Rec: rec, JSON: ev}); err != nil {
+				return err
+			}
 		}
 		lastEntry, lastPos = id, r.id
 		if onPath {
@@ -448,6 +437,57 @@ func hermesRead(ctx context.Context, path string, env Env, s *hermesSession, aft
 		return leafBack()
 	}
 	return nil
+}
+
+// Hermes writes a /skill invocation as a user row: the skill's text behind
+// a fixed preamble ("[SYSTEM: " before mid-2026, "[IMPORTANT: " since),
+// with what the user typed after a fixed sentence (one skill) or line (a
+// bundle) and before a runtime note or the bundle's skills
+// (agent/skill_commands.py extract_user_instruction_from_skill_message).
+var hermesSkillPrefixes = []string{"[SYSTEM: The user has invoked the ", "[IMPORTANT: The user has invoked the "}
+
+const (
+	hermesBundleMarker      = " skill bundle,"
+	hermesSingleSkillMarker = "The full skill content is loaded below.]"
+	hermesSkillInstruction  = "The user has provided the following instruction alongside the skill invocation: "
+	hermesSkillRuntimeNote  = "\n\n[Runtime note:"
+	hermesBundleInstruction = "\nUser instruction: "
+	hermesBundleFirstSkill  = "\n\n[Loaded as part of the "
+)
+
+// hermesSkillMessage reports whether a user row is Hermes' skill
+// scaffolding, with the row's text and the instruction the user typed
+// with the skill ("" for none). docs/agents/hermes.md AH10.
+func hermesSkillMessage(r *hermesRow) (scaffold, instruction string, ok bool) {
+	if r.role != "user" || r.summary || r.displayKind == "hidden" {
+		return "", "", false
+	}
+	c := r.content
+	for _, p := range hermesSkillPrefixes {
+		if strings.HasPrefix(c, p) {
+			ok = true
+		}
+	}
+	if !ok {
+		return "", "", false
+	}
+	switch {
+	case strings.Contains(c, hermesBundleMarker):
+		if i := strings.Index(c, hermesBundleInstruction); i >= 0 {
+			instruction = c[i+len(hermesBundleInstruction):]
+			if j := strings.Index(instruction, hermesBundleFirstSkill); j >= 0 {
+				instruction = instruction[:j]
+			}
+		}
+	case strings.Contains(c, hermesSingleSkillMarker):
+		if i := strings.LastIndex(c, hermesSkillInstruction); i >= 0 {
+			instruction = c[i+len(hermesSkillInstruction):]
+			if j := strings.Index(instruction, hermesSkillRuntimeNote); j >= 0 {
+				instruction = instruction[:j]
+			}
+		}
+	}
+	return c, strings.TrimSpace(instruction), true
 }
 
 // hermesContentPrefixes mark content stored as JSON (multimodal parts):

@@ -636,3 +636,98 @@ func TestHermesChangesExtendTheEvents(t *testing.T) {
 		"user: А в Казахстан?", "system: [CONTEXT COMPACTION] Shipping prices.", "assistant: В Казахстан — 900 ₽.",
 		"user: Спасибо!"})
 }
+
+// hermesReal is a state.db Hermes Agent wrote for one of its users (schema
+// version 6, April 2026), published in a fork of Hermes (agents/testdata/REAL.md).
+const hermesReal = "testdata/hermes-schema6/state.db"
+
+// docs/agents/hermes.md AH3, AH9, AH10 on a database Hermes wrote: every
+// session is read, without a problem, from a schema older than the
+// reader knows; what the user typed and the model answered is found;
+// reasoning, tool calls and tool results are kept and not found; a
+// /skill invocation is the skill's text, kept and not found; reading
+// leaves the file as it was.
+func TestHermesRealStateDB(t *testing.T) {
+	before, err := os.ReadFile(hermesReal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs, problems := hermesList(context.Background(), hermesReal, Env{OpenDB: openReadOnly})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	var keys []string
+	searchable, thinking, calls, results := 0, 0, 0, 0
+	var all []string
+	for _, tr := range trs {
+		keys = append(keys, tr.Session.Key)
+		events, bad := read(t, tr, -1)
+		if len(bad) > 0 {
+			t.Errorf("%s: bad rows %v", tr.Session.Key, bad)
+		}
+		texts := searchableTexts(t, events)
+		searchable += len(texts)
+		all = append(all, texts...)
+		for _, e := range events {
+			thinking += bytes.Count(e, []byte(`{"type":"thinking"`))
+			calls += bytes.Count(e, []byte(`{"type":"toolCall"`))
+			if bytes.Contains(e, []byte(`"role":"toolResult"`)) {
+				results++
+			}
+		}
+		if tr.Project != "" || tr.Session.SpawnedBy != "" || tr.Session.ParentSessionKey != "" {
+			t.Errorf("%s: project %q, links %q %q", tr.Session.Key, tr.Project, tr.Session.SpawnedBy, tr.Session.ParentSessionKey)
+		}
+	}
+	want := []string{"agent:hermes:20260420_130311_a41c5a", "agent:hermes:20260420_131817_5fb96e",
+		"agent:hermes:20260420_133144_91c4ce", "agent:hermes:20260420_133811_7e8e82"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("sessions %v, want %v", keys, want)
+	}
+	// 8 user rows besides the 2 skill invocations, 35 assistant rows with text.
+	if searchable != 43 || thinking != 49 || calls != 82 || results != 82 {
+		t.Errorf("%d searchable messages, %d thinking blocks, %d tool calls, %d tool results; want 43, 49, 82, 82",
+			searchable, thinking, calls, results)
+	}
+	joined := strings.Join(all, "\n")
+	for _, found := range []string{"hey do you have postgres db read functionality", "what schemas are in the database?",
+		"Plan saved to `.hermes/plans/2026-04-20_131821-conversation-plan.md`"} {
+		if !strings.Contains(joined, found) {
+			t.Errorf("%q is not found", found)
+		}
+	}
+	for _, notFound := range []string{"The full skill content is loaded below", "Plan mode for Hermes", "Runtime note",
+		`"exit_code": 127`, "skills_list"} {
+		if strings.Contains(joined, notFound) {
+			t.Errorf("%q is found", notFound)
+		}
+	}
+	after, err := os.ReadFile(hermesReal)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("reading changed %s", hermesReal)
+	}
+	if _, err := os.Stat(hermesReal + "-wal"); err == nil {
+		t.Errorf("reading left a -wal beside %s", hermesReal)
+	}
+}
+
+// docs/agents/hermes.md AH10: what the user typed with a skill, as Hermes
+// writes it for one skill and for a bundle, is theirs; the skill is not.
+func TestHermesSkillInvocation(t *testing.T) {
+	for _, tt := range []struct{ content, instruction string }{
+		{"[IMPORTANT: The user has invoked the \"plan\" skill, indicating they want you to follow its instructions. The full skill content is loaded below.]\n\n# Plan\nDo not implement.\n\nThe user has provided the following instruction alongside the skill invocation: ग्राहक के लिए योजना\n\n[Runtime note: Save to .hermes/plans/x.md]", "ग्राहक के लिए योजना"},
+		{"[SYSTEM: The user has invoked the \"plan\" skill, indicating they want you to follow its instructions. The full skill content is loaded below.]\n\n# Plan", ""},
+		{"[IMPORTANT: The user has invoked the \"web\" skill bundle, which loads 2 skills.]\nUser instruction: 東京の天気\n\n[Loaded as part of the \"web\" bundle: search]\n# Search", "東京の天気"},
+	} {
+		scaffold, instruction, ok := hermesSkillMessage(&hermesRow{role: "user", content: tt.content})
+		if !ok || scaffold != tt.content || instruction != tt.instruction {
+			t.Errorf("%.40q: %v %q, want the instruction %q", tt.content, ok, instruction, tt.instruction)
+		}
+	}
+	if _, _, ok := hermesSkillMessage(&hermesRow{role: "user", content: "[SYSTEM: hi]"}); ok {
+		t.Error("a user message is taken for a skill invocation")
+	}
+	if _, _, ok := hermesSkillMessage(&hermesRow{role: "assistant", content: "[IMPORTANT: The user has invoked the x skill"}); ok {
+		t.Error("an assistant message is taken for a skill invocation")
+	}
+}

@@ -227,6 +227,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("page", func(t *testing.T) { pageEverywhere(t, c) })
 	t.Run("20MB transaction", func(t *testing.T) { bigTransaction(t, c) })
 	// Scores are BM25's, over the whole index: new rows change them, so
 	// the answers to compare with are now those of the leader's copy.
@@ -411,4 +412,35 @@ func TestBigTransactionSmallCache(t *testing.T) {
 		t.Fatalf("after the delete: %d %.300s %v", status, js, err)
 	}
 	c.checkIntegrity(t, 1)
+}
+
+// pageEverywhere: every node serves the web page, and answers the
+// endpoints it reads (docs/serve.md H24–H26) as the others do, through
+// the guard (docs/cluster.md K15).
+func pageEverywhere(t *testing.T, c *cluster) {
+	var activity, session []byte
+	for _, p := range c.nodes {
+		resp, err := http.Get("http://" + p.http + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'") ||
+			!strings.Contains(string(page), "/assets/app.js?v=") {
+			t.Errorf("node %d: GET / %d %v", p.id, resp.StatusCode, resp.Header)
+		}
+		st, a, err := c.post(p, "/v1/activity", "main", `{"query":"the"}`)
+		if err != nil || st != 200 || !strings.Contains(string(a), `"agent":"main"`) {
+			t.Fatalf("node %d: activity %d %s %v", p.id, st, a, err)
+		}
+		st, s, err := c.post(p, "/v1/session", "main", `{"sessionKey":"agent:main:en-telegram-rewind-fad751fa"}`)
+		if err != nil || st != 200 || !strings.Contains(string(s), `"resume":{"argv":["openclaw","resume",`) {
+			t.Fatalf("node %d: session %d %s %v", p.id, st, s, err)
+		}
+		if activity != nil && (string(a) != string(activity) || string(s) != string(session)) {
+			t.Errorf("node %d answers otherwise:\n%s\n%s\nthan\n%s\n%s", p.id, a, s, activity, session)
+		}
+		activity, session = a, s
+	}
 }

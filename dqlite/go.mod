@@ -11,6 +11,7 @@ require (
 	github.com/Rican7/retry v0.3.0 // indirect
 	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/google/renameio v1.0.1 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/mattn/go-sqlite3 v1.14.53 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	golang.org/x/time v0.15.0 // indirect

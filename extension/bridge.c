@@ -188,7 +188,7 @@ static void ss_snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
 
 /* ---- FTS5 auxiliary function: sessionsearch_coverage(tbl, groups) -------
  *
- * Which words of a relaxed search a row holds (docs/search.md Q23). groups
+ * Which words of a relaxed search a row holds (docs/search.md Q26). groups
  * is a blob with one byte per phrase of the MATCH expression, in FTS5's
  * order: the index of the word the phrase spells (0..63), with 0x80 set when
  * the phrase is another form of the word rather than the word itself, or
@@ -512,11 +512,37 @@ int ss_prepare(sqlite3 *db, const char *sql, int n, sqlite3_stmt **stmt, const c
 int ss_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
   return sqlite3_bind_text(s, i, p ? p : "", n, SQLITE_TRANSIENT);
 }
-int ss_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) { return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT); }
+int ss_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) {
+  return sqlite3_bind_blob(s, i, p ? p : "", n, SQLITE_TRANSIENT);
+}
 int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v) { return sqlite3_bind_int64(s, i, v); }
 int ss_bind_double(sqlite3_stmt *s, int i, double v) { return sqlite3_bind_double(s, i, v); }
 int ss_bind_null(sqlite3_stmt *s, int i) { return sqlite3_bind_null(s, i); }
 int ss_bind_parameter_index(sqlite3_stmt *s, const char *name) { return sqlite3_bind_parameter_index(s, name); }
+int ss_run(sqlite3_stmt *s, int nArgs, const ss_runarg *args, const char *base) {
+  int rc = SQLITE_OK;
+  for (int k = 0; k < nArgs && rc == SQLITE_OK; k++) {
+    const ss_runarg *a = &args[k];
+    /* SQLITE_STATIC: the buffer stays as it is until this call returns,
+       after the bindings are cleared. */
+    const char *p = a->n > 0 ? base + a->i : "";
+    switch (a->type) {
+    case SQLITE_INTEGER: rc = sqlite3_bind_int64(s, k + 1, a->i); break;
+    case SQLITE_FLOAT: rc = sqlite3_bind_double(s, k + 1, a->d); break;
+    case SQLITE_TEXT: rc = sqlite3_bind_text(s, k + 1, p, a->n, SQLITE_STATIC); break;
+    case SQLITE_BLOB: rc = sqlite3_bind_blob(s, k + 1, p, a->n, SQLITE_STATIC); break;
+    default: rc = sqlite3_bind_null(s, k + 1);
+    }
+  }
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc;
+}
 int ss_step(sqlite3_stmt *s) { return sqlite3_step(s); }
 int ss_reset(sqlite3_stmt *s) { return sqlite3_reset(s); }
 int ss_finalize(sqlite3_stmt *s) { return sqlite3_finalize(s); }

@@ -90,6 +90,19 @@ int ss_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v);
 int ss_bind_double(sqlite3_stmt *s, int i, double v);
 int ss_bind_null(sqlite3_stmt *s, int i);
 int ss_bind_parameter_index(sqlite3_stmt *s, const char *name);
+/* One argument of ss_run: its type (SQLITE_INTEGER, SQLITE_FLOAT,
+   SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL), and its value: i, d, or n bytes
+   at offset off of the run's buffer. */
+typedef struct ss_runarg {
+  int type;
+  int n;
+  sqlite3_int64 i;
+  double d;
+} ss_runarg;
+/* Binds args to ?1..?nArgs (text and blobs in place, from base), runs s to
+   completion, resets it and clears its bindings: a statement run in one
+   call from Go. Returns SQLITE_OK or the error of the step. */
+int ss_run(sqlite3_stmt *s, int nArgs, const ss_runarg *args, const char *base);
 int ss_step(sqlite3_stmt *s);
 int ss_reset(sqlite3_stmt *s);
 int ss_finalize(sqlite3_stmt *s);

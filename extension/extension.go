@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/sessionsearch/sessionsearch/store"
 	"github.com/sessionsearch/sessionsearch/tokenizer"
 )
 
@@ -209,6 +210,22 @@ func sessionsearch_go_tokenize(options, slot, flags C.int, pText *C.char, nText 
 		}
 	}()
 	text := unsafe.Slice((*byte)(unsafe.Pointer(pText)), int(nText))
+	if flags&C.FTS5_TOKENIZE_QUERY == 0 {
+		// A text a bulk load is indexing comes with its tokens, made where
+		// it read the event (store.TakeTokens).
+		if t := store.TakeTokens(text, uint32(options)); t != nil {
+			if len(t.Tokens) > int(b.cap) || len(t.Folded) > int(b.foldedCap) {
+				if rc = C.ss_tokens_reserve(b, C.int(len(t.Tokens)), C.int(len(t.Folded))); rc != sqliteOK {
+					b.n = 0
+					return rc
+				}
+			}
+			copy(unsafe.Slice((*tokenizer.Token)(unsafe.Pointer(b.tokens)), len(t.Tokens)), t.Tokens)
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(b.folded)), len(t.Folded)), t.Folded)
+			b.n = C.int(len(t.Tokens))
+			return sqliteOK
+		}
+	}
 	// The instance's own Output, or one from the pool for a text that an
 	// xToken callback tokenizes while the instance's is in use (slot -1).
 	if slot >= 0 {

@@ -62,6 +62,8 @@ var functions = []function{
 	{"sessions_defer_indexing", 1, directOnly, fnDeferIndexing},
 	{"sessions_reconcile", -1, directOnly, fnReconcile},
 	{"sessions_index_status", 0, 0, fnIndexStatus},
+	{"sessionsearch_event", 1, deterministic | innocuous, fnEvent},
+	{"sessionsearch_load", 1, directOnly, fnLoad},
 	// Called by the store's triggers.
 	{"sessionsearch_entry", 11, 0, fnEntry},
 	{"sessionsearch_index_version", 0, deterministic | innocuous, fnIndexVersion},
@@ -70,6 +72,7 @@ var functions = []function{
 	{"sessionsearch_key_problem", 3, deterministic | innocuous, fnKeyProblem},
 	{"sessionsearch_replacing", 0, innocuous, fnReplacing},
 	{"sessionsearch_repath", 1, 0, fnRepath},
+	{"sessionsearch_loading", 0, innocuous, fnLoading},
 }
 
 //export sessionsearch_go_function_count
@@ -87,6 +90,7 @@ func sessionsearch_go_function_info(i C.int, name **C.char, nArg *C.int, flags *
 // functions are registered on it and released when it closes.
 type connState struct {
 	store store.State
+	frame []byte // scratch for sessionsearch_event's decoding
 	// hooked: the close hook is connected (bridge.c), so statements may be
 	// kept prepared; it finalizes them before the connection closes.
 	hooked bool

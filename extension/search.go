@@ -201,7 +201,7 @@ func (p *searchPlan) snippetPhrases(relaxed bool) []sqlfuncs.Phrase {
 func tokenPhrases(terms []query.Term) []sqlfuncs.Phrase {
 	out := outputs.Get()
 	defer outputs.Put(out)
-	tokens := outputTokens{out}
+	tokens := sqlfuncs.OutputTokens{Output: out}
 	var toks []sqlfuncs.Token
 	return sqlfuncs.Phrases(terms, func(term string) []sqlfuncs.Token {
 		tokenizer.Options{}.Tokenize([]byte(term), true, out)
@@ -226,7 +226,7 @@ func (p *searchPlan) snippet(text string, maxChars int, relaxed bool, extra []sq
 	defer outputs.Put(out)
 	return sqlfuncs.SnippetOf(text, maxChars, func() []sqlfuncs.Range {
 		tokenizer.Options{}.Tokenize(unsafe.Slice(unsafe.StringData(text), len(text)), false, out)
-		return sqlfuncs.Matches(outputTokens{out}, phrases)
+		return sqlfuncs.Matches(sqlfuncs.OutputTokens{Output: out}, phrases)
 	})
 }
 
@@ -260,16 +260,6 @@ func fnSessionsSnippet(c *call) error {
 	b := c.textBytes(0)
 	c.resultText(p.snippet(unsafe.String(unsafe.SliceData(b), len(b)), int(maxChars), false, nil))
 	return nil
-}
-
-// outputTokens is a tokenizer Output as sqlfuncs.Tokens, without a copy.
-type outputTokens struct{ o *tokenizer.Output }
-
-func (t outputTokens) Len() int { return len(t.o.Tokens) }
-
-func (t outputTokens) At(i int) sqlfuncs.Token {
-	k := t.o.Tokens[i]
-	return sqlfuncs.Token{Text: t.o.Text(k), Start: int(k.Start), End: int(k.End), Colocated: k.Flags&tokenizer.Colocated != 0}
 }
 
 // SearchSQL is the single SELECT behind sessions_search's exact tier
@@ -612,7 +602,7 @@ func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]
 	}
 	defer func() { done(); release() }()
 	args := s.filters()
-	args[":expr"], args[":groups"], args[":candidates"] = expr, blob(groups), n
+	args[":expr"], args[":groups"], args[":candidates"] = expr, store.Blob(groups), n
 	var hits []ranking.Hit
 	full := ranking.Full(len(s.plan.Words))
 	err = st.each(func(store.Row) error {

@@ -206,6 +206,9 @@ type sqliteErr struct {
 
 func (e *sqliteErr) Error() string { return e.msg }
 
+// Code is SQLite's result code (store.Refused reads it).
+func (e *sqliteErr) Code() int { return e.code }
+
 // version changes whenever the database may have changed: a commit by any
 // connection, or a change by this one inside its transaction.
 func (c conn) version() [2]int64 {
@@ -221,6 +224,9 @@ type stmt struct {
 	s      *C.sqlite3_stmt
 	inUse  bool             // a kept statement that a call is running (keptStatement)
 	params map[string]C.int // named parameters' indexes, as bind looks them up
+	// Run's arguments, as ss_run takes them: reused from run to run.
+	runArgs []C.ss_runarg
+	runBuf  []byte
 }
 
 // release makes a kept statement ready for the next call.
@@ -243,9 +249,6 @@ func (c conn) prepare(sql string) (*stmt, error) {
 // named binds values to named parameters (":name"), as the only argument
 // of bind.
 type named map[string]any
-
-// blob is bound as a BLOB ([]byte is bound as text).
-type blob []byte
 
 // bind binds args to the parameters ?1, ?2, ..., or a named to its names.
 func (s *stmt) bind(args ...any) error {
@@ -295,18 +298,18 @@ func (s *stmt) bindAt(i int, a any) error {
 		rc = C.ss_bind_null(s.s, n)
 	case string:
 		rc = C.ss_bind_text(s.s, n, (*C.char)(unsafe.Pointer(unsafe.StringData(v))), C.int(len(v)))
-	case blob:
-		var p unsafe.Pointer
-		if len(v) > 0 {
-			p = unsafe.Pointer(&v[0])
-		}
-		rc = C.ss_bind_blob(s.s, n, p, C.int(len(v)))
 	case []byte:
 		var p *C.char
 		if len(v) > 0 {
 			p = (*C.char)(unsafe.Pointer(&v[0]))
 		}
 		rc = C.ss_bind_text(s.s, n, p, C.int(len(v)))
+	case store.Blob:
+		var p unsafe.Pointer
+		if len(v) > 0 {
+			p = unsafe.Pointer(&v[0])
+		}
+		rc = C.ss_bind_blob(s.s, n, p, C.int(len(v)))
 	case int:
 		rc = C.ss_bind_int64(s.s, n, C.sqlite3_int64(v))
 	case int64:
@@ -368,10 +371,58 @@ func (c conn) Prepare(sql string) (store.Stmt, error) {
 	return s, nil
 }
 
-// Run binds args and runs the statement to completion, ready to run again.
+// Run binds args and runs the statement to completion, ready to run again,
+// in one call into C (ss_run): text and blobs are copied once into the
+// statement's buffer and bound from there, where SQLite would copy each
+// into memory of its own.
 func (s *stmt) Run(args ...any) error {
-	return s.Query(func(store.Row) error { return nil }, args...)
+	s.runArgs, s.runBuf = s.runArgs[:0], s.runBuf[:0]
+	for _, a := range args {
+		var r C.ss_runarg
+		switch v := a.(type) {
+		case nil:
+			r._type = typeNull
+		case string:
+			r._type, r.i, r.n = typeText, C.sqlite3_int64(len(s.runBuf)), C.int(len(v))
+			s.runBuf = append(s.runBuf, v...)
+		case []byte:
+			r._type, r.i, r.n = typeText, C.sqlite3_int64(len(s.runBuf)), C.int(len(v))
+			s.runBuf = append(s.runBuf, v...)
+		case store.Blob:
+			r._type, r.i, r.n = typeBlob, C.sqlite3_int64(len(s.runBuf)), C.int(len(v))
+			s.runBuf = append(s.runBuf, v...)
+		case int:
+			r._type, r.i = typeInteger, C.sqlite3_int64(v)
+		case int64:
+			r._type, r.i = typeInteger, C.sqlite3_int64(v)
+		case float64:
+			r._type, r.d = typeFloat, C.double(v)
+		case bool:
+			r._type, r.i = typeInteger, C.sqlite3_int64(boolInt(v))
+		default:
+			panic(fmt.Sprintf("bind: unsupported type %T", a))
+		}
+		s.runArgs = append(s.runArgs, r)
+	}
+	var argp *C.ss_runarg
+	if len(s.runArgs) > 0 {
+		argp = &s.runArgs[0]
+	}
+	var base *C.char
+	if len(s.runBuf) > 0 {
+		base = (*C.char)(unsafe.Pointer(&s.runBuf[0]))
+	}
+	if rc := C.ss_run(s.s, C.int(len(s.runArgs)), argp, base); rc != sqliteOK {
+		return &sqliteErr{code: int(rc), msg: C.GoString(C.ss_errmsg(s.c.db))}
+	}
+	if cap(s.runBuf) > maxRunBuf {
+		s.runBuf = nil // a huge event's buffer is not kept
+	}
+	return nil
 }
+
+// maxRunBuf is the largest buffer a statement keeps for its next Run.
+const maxRunBuf = 1 << 20
 
 // Query binds args, runs the statement, calls row for each result row and
 // leaves it ready to run again.

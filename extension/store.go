@@ -83,6 +83,57 @@ func fnEntry(c *call) error {
 	return nil
 }
 
+// fnEvent: sessionsearch_event(event) is a stored event's JSON text,
+// whether transcript_events keeps it as text or as a zstd frame
+// (docs/store.md S19); NULL for NULL.
+func fnEvent(c *call) error {
+	switch {
+	case c.isNull(0):
+		c.resultNull()
+		return nil
+	case c.isText(0):
+		c.resultArg(0)
+		return nil
+	}
+	event, err := store.EventJSON(c.textBytes(0), c.state.frame)
+	if err != nil {
+		return err
+	}
+	if store.IsFrame(c.textBytes(0)) {
+		c.state.frame = event
+	}
+	c.resultBytes(event)
+	return nil
+}
+
+// fnLoading: sessionsearch_loading() is 1 while a bulk load writes on this
+// connection (store.Load), when the append trigger leaves its rows to it.
+func fnLoading(c *call) error {
+	c.resultInt(boolInt(c.state.store.Loading()))
+	return nil
+}
+
+// fnLoad: sessionsearch_load(token) runs the bulk load of the feed this
+// process registered under token (store.RegisterFeed; docs/store.md S20)
+// and returns {"transcripts":N,"events":N}. Only Go code in the same
+// process can register a feed: a token of any other is refused.
+func fnLoad(c *call) error {
+	token, err := c.int(0, "token")
+	if err != nil {
+		return err
+	}
+	feed := store.FeedOf(token)
+	if feed == nil {
+		return fmt.Errorf("no bulk load is registered under token %d in this process (a load is started by the Go driver, driver.Load)", token)
+	}
+	res, err := c.state.store.Load(c.conn(), feed)
+	if err != nil {
+		return busyHint(err)
+	}
+	c.resultText(fmt.Sprintf(`{"transcripts":%d,"events":%d}`, res.Transcripts, res.Events))
+	return nil
+}
+
 // fnIndexVersion: sessionsearch_index_version(), for the store's triggers.
 func fnIndexVersion(c *call) error {
 	c.resultText(store.IndexVersion)

@@ -45,6 +45,10 @@ type probe struct {
 	Time    json.RawMessage `json:"timestamp"`
 }
 
+// asWritten reports whether the next entry is stored as written when it
+// is valid: past the first entry of a current transcript.
+func (d *entryDecoder) asWritten() bool { return d.started && d.version >= currentVersion }
+
 // decode checks one entry and returns the event to store: the entry itself,
 // or its migrated form. line is the entry without surrounding white space.
 func (d *entryDecoder) decode(line []byte) ([]byte, error) {
@@ -52,7 +56,7 @@ func (d *entryDecoder) decode(line []byte) ([]byte, error) {
 	// reads (transcript.ReadEntry, the rule its trigger applies) is stored
 	// as it is: one fast pass instead of encoding/json's. Anything else
 	// takes the full check below, for its error.
-	if d.started && d.version >= currentVersion {
+	if d.asWritten() {
 		if _, err := events.ReadEntry(line); err == nil {
 			d.index++
 			return line, nil

@@ -24,7 +24,8 @@ type Importer struct {
 	// every progressEvery events inside one, and after each source.
 	Progress func(Stats)
 
-	stats Stats
+	stats   Stats
+	current string // the path of the transcript being read, for a Sink's later reports
 }
 
 // Stats count what an Importer did so far.
@@ -32,7 +33,7 @@ type Stats struct {
 	Transcripts int   // transcripts committed (new or already stored)
 	Events      int64 // events committed, new or already stored
 	Added       int64 // events that were new
-	Bytes       int64 // bytes read: JSONL, or stored event bytes of databases
+	Bytes       int64 // bytes read: JSONL, or the events of databases
 }
 
 const progressEvery = 4096
@@ -44,6 +45,14 @@ func (im *Importer) report(p Problem) {
 	if im.Report != nil {
 		im.Report(p)
 	}
+}
+
+// counted counts a transcript a Sink stored after the importer handed it
+// on (BulkSink).
+func (im *Importer) counted(events, added int64) {
+	im.stats.Transcripts++
+	im.stats.Events += events
+	im.stats.Added += added
 }
 
 func (im *Importer) progress() {
@@ -98,30 +107,87 @@ const MaxArchiveBytes = 1 << 30
 // came from (src.Path names it in problems) and which session it is.
 func (im *Importer) ImportReader(ctx context.Context, src Source, r io.Reader) error {
 	t := im.newTranscript(ctx, src.Path, src.fileSession)
+	var last int64
+	err := FileLines(r, 0, false, func(line []byte, _, end int64, n int, bad error) error {
+		im.stats.Bytes += end - last
+		last = end
+		return t.take(line, location{line: n}, bad)
+	})
+	return t.done(err, location{})
+}
+
+// take stores one record a reader emitted; a bad one (bad says why) is
+// reported and skipped. It returns errStop once the transcript failed.
+func (t *transcript) take(raw []byte, at location, bad error) error {
+	if bad != nil {
+		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: bad})
+		return nil
+	}
+	if err := t.add(raw, at); err != nil {
+		return err
+	}
+	if t.failed {
+		return errStop
+	}
+	return nil
+}
+
+// done ends a transcript whose reader returned err: committed when it read
+// to the end, rolled back and reported (at where) when it failed, the
+// context's error when it ended.
+func (t *transcript) done(err error, where location) error {
+	switch {
+	case err == errStop:
+		return nil
+	case err != nil && t.ctx.Err() != nil:
+		t.abort()
+		return t.ctx.Err()
+	case err != nil:
+		t.im.report(Problem{Path: t.path, Record: where.record, Err: err})
+		t.abort()
+		return nil
+	}
+	return t.finish()
+}
+
+// FileLines calls fn with each line of a JSONL transcript read from r, the
+// one reading of OpenClaw's transcript files for import and sync: the line
+// without surrounding white space, the offsets of its start and after its
+// end in its file (r's first byte is at start), its number in what r reads
+// (from 1), and bad
+// when it cannot be read (longer than MaxLineBytes). Empty lines are
+// skipped. With live, a last line without its newline is left for a later
+// read: the file is still being written (docs/sync.md Y8). An error of r
+// ends it, and so does one of fn.
+func FileLines(r io.Reader, start int64, live bool, fn func(line []byte, start, end int64, n int, bad error) error) error {
 	lines := jsonl.NewReader(r)
+	end := start
 	for {
-		line, n, _, err := lines.Next()
+		line, n, complete, err := lines.Next()
 		if err == io.EOF {
-			break
-		}
-		im.stats.Bytes += int64(n)
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				im.report(Problem{Path: src.Path, Line: lines.Line(), Err: err})
-				continue
-			}
-			im.report(Problem{Path: src.Path, Err: err})
-			t.abort()
 			return nil
+		}
+		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
+			return err
+		}
+		if live && !complete {
+			return nil
+		}
+		begin := end
+		end += int64(n)
+		if err != nil {
+			if err := fn(nil, begin, end, lines.Line(), err); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(line) == 0 {
 			continue
 		}
-		if err := t.add(line, location{line: lines.Line()}); err != nil || t.failed {
+		if err := fn(line, begin, end, lines.Line(), nil); err != nil {
 			return err
 		}
 	}
-	return t.finish()
 }
 
 // location is where an event came from: a file line or a database record.
@@ -164,6 +230,16 @@ func (t *transcript) add(raw []byte, at location) error {
 		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: jsonl.ErrLineTooLong})
 		return nil
 	}
+	if b, ok := t.w.(*bulkTranscript); ok && t.dec.asWritten() {
+		// The store's reading of the event is the check (it is read once,
+		// where the check would read it again); an event it cannot read
+		// goes to decode, for the error.
+		if p := b.s.loader.Prepare(raw); p.Err == nil {
+			t.dec.index++
+			added, err := b.appendPrepared(t.ctx, &p, len(raw))
+			return t.took(added, err, at)
+		}
+	}
 	event, err := t.dec.decode(raw)
 	if err != nil {
 		t.im.report(Problem{Path: t.path, Line: at.line, Record: at.record, Err: err})
@@ -171,6 +247,7 @@ func (t *transcript) add(raw []byte, at location) error {
 	}
 	if t.w == nil {
 		s := t.resolve(t.dec.header)
+		t.im.current = t.path
 		begin := t.im.Sink.Begin
 		if r, ok := t.im.Sink.(Replacer); ok && t.replace {
 			begin = r.BeginReplace
@@ -182,6 +259,11 @@ func (t *transcript) add(raw []byte, at location) error {
 		t.w, t.key = w, s.Key
 	}
 	added, err := t.w.Append(t.ctx, t.seq, event)
+	return t.took(added, err, at)
+}
+
+// took counts an event the sink took.
+func (t *transcript) took(added bool, err error, at location) error {
 	var conflict *ConflictError
 	if t.retry && errors.As(err, &conflict) {
 		t.conflicted = true
@@ -242,9 +324,9 @@ func (t *transcript) finish() error {
 		t.im.report(Problem{Path: t.path, Err: fmt.Errorf("session %s: commit: %w", t.key, err)})
 		return nil
 	}
-	t.im.stats.Transcripts++
-	t.im.stats.Events += t.events
-	t.im.stats.Added += t.added
+	if _, later := t.w.(interface{ countedLater() }); !later {
+		t.im.counted(t.events, t.added)
+	}
 	t.im.progress()
 	return nil
 }

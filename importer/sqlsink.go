@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // SQLSink stores transcripts in a sessionsearch database with the plain SQL
@@ -23,17 +25,9 @@ type SQLSink struct {
 // Statements of the transcript store (docs/store.md S1, S10).
 const (
 	// A session imported again keeps its links; links it lacked are filled.
-	insertSessionSQL = `INSERT INTO sessions(session_key, spawned_by, parent_session_key, created_at)
-VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT(session_key) DO UPDATE SET
-  spawned_by = coalesce(sessions.spawned_by, excluded.spawned_by),
-  parent_session_key = coalesce(sessions.parent_session_key, excluded.parent_session_key),
-  created_at = coalesce(sessions.created_at, excluded.created_at)
-WHERE (sessions.spawned_by IS NULL AND excluded.spawned_by IS NOT NULL)
-   OR (sessions.parent_session_key IS NULL AND excluded.parent_session_key IS NOT NULL)
-   OR (sessions.created_at IS NULL AND excluded.created_at IS NOT NULL)`
-	insertEventSQL = `INSERT OR IGNORE INTO transcript_events(session_key, seq, event) VALUES (?, ?, ?)`
-	storedEventSQL = `SELECT event FROM transcript_events WHERE session_key = ? AND seq = ?`
+	insertSessionSQL = store.AddSessionSQL
+	insertEventSQL   = `INSERT OR IGNORE INTO transcript_events(session_key, seq, event) VALUES (?, ?, ?)`
+	storedEventSQL   = `SELECT event FROM transcript_events WHERE session_key = ? AND seq = ?`
 )
 
 // NewSQLSink takes a connection of db for the import; Close gives it back.
@@ -140,6 +134,10 @@ func (t *sqlTranscript) Append(ctx context.Context, seq int, event []byte) (bool
 	}
 	var stored []byte
 	if err := t.stored.QueryRowContext(ctx, t.key, seq).Scan(&stored); err != nil {
+		return false, err
+	}
+	// A bulk load keeps a large event as a zstd frame (docs/store.md S19).
+	if stored, err = store.EventJSON(stored, nil); err != nil {
 		return false, err
 	}
 	if !bytes.Equal(stored, event) {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/sessionsearch/sessionsearch/ui"
 )
 
 // Options configure a Handler; zero fields take the defaults below.
@@ -46,6 +48,13 @@ type Options struct {
 	// Audit, if set, records every search and history read in the table
 	// sessionsearch_audit (docs/serve.md H17).
 	Audit *Audit
+	// Page serves the web page (package ui, docs/ui.md) at / and its
+	// files under /assets/; false leaves / to the API's 404.
+	Page bool
+	// BulkLoad: the database's connections are this process's own, with
+	// the extension linked in (the Go driver), so an append of a session's
+	// whole transcript uses the store's bulk load (docs/store.md S20).
+	BulkLoad bool
 }
 
 const (
@@ -86,6 +95,17 @@ func New(db *sql.DB, opts Options) *Handler {
 	h.route("POST /v1/watermarks", true, true, h.watermarks)
 	h.route("DELETE /v1/sessions/{key}", true, true, h.deleteSession)
 	h.route("GET /metrics", true, false, h.serveMetrics)
+	// What the web page reads besides search and history (docs/ui.md).
+	h.route("GET /v1/me", true, false, h.me)
+	h.route("GET /v1/options", true, false, h.optionSchemas)
+	h.route("POST /v1/highlight", true, false, h.highlight)
+	h.route("POST /v1/session", true, false, h.session)
+	h.route("POST /v1/activity", true, false, h.activity)
+	if opts.Page {
+		page := ui.Handler()
+		h.mux.Handle("GET /{$}", page)
+		h.mux.Handle("GET /assets/", page)
+	}
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail(http.StatusNotFound, "not_found", "path", r.URL.Path, "no such endpoint; see docs/openapi.json"))
 	})

@@ -145,7 +145,7 @@ func replace(ctx context.Context, db *sql.DB, c *Client, opts PushOptions, s Ses
 
 // localEvents reads one batch of a session's events from seq from on.
 func localEvents(ctx context.Context, db *sql.DB, key string, from int64, opts PushOptions) ([]EventRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3`,
+	rows, err := db.QueryContext(ctx, `SELECT seq, sessionsearch_event(event) FROM transcript_events WHERE session_key = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3`,
 		key, from, opts.BatchEvents)
 	if err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func (h *Handler) read(ctx context.Context, c *call, argField, stmt string) ([]b
 var (
 	unknownOption  = regexp.MustCompile(`unknown option "([^"]+)"`)
 	requiredOption = regexp.MustCompile(`option "([^"]+)" is required`)
-	invalidOption  = regexp.MustCompile(`^sessions_\w+: ([A-Za-z.]+) must `)
+	invalidOption  = regexp.MustCompile(`^(?:sessions_\w+: )?([A-Za-z.]+) must `)
 	notVisible     = regexp.MustCompile(`^sessions_\w+: no session "`)
 )
 

@@ -109,37 +109,57 @@ func ParseTokens(data []byte) (*Tokens, error) {
 	seen := map[[sha256.Size]byte]int{}
 	for i, e := range f.Tokens {
 		at := fmt.Sprintf("tokens[%d]", i)
-		if len(e.Token) < MinTokenBytes {
-			return nil, fmt.Errorf("%s.token must be at least %d characters, got %d", at, MinTokenBytes, len(e.Token))
+		entry, err := newEntry(at, e.Token, e.Grant)
+		if err != nil {
+			return nil, err
 		}
-		if strings.TrimSpace(e.Token) != e.Token || strings.ContainsAny(e.Token, " \t\r\n") {
-			return nil, fmt.Errorf("%s.token must not contain white space", at)
-		}
-		h := sha256.Sum256([]byte(e.Token))
-		if j, ok := seen[h]; ok {
+		if j, ok := seen[entry.hash]; ok {
 			return nil, fmt.Errorf("%s.token is the same as tokens[%d].token", at, j)
 		}
-		seen[h] = i
-		g := e.Grant
-		switch {
-		case g.Ceiling != nil:
-			return nil, fmt.Errorf("%s.ceiling: a grant is the ceiling of its reads and has none of its own", at)
-		case g.Caller == "" && g.Metrics && !g.Write && string(g.scope()) == "{}":
-			// Reads /metrics only.
-		case g.Caller == "":
-			return nil, fmt.Errorf("%s.caller must be a session key, got %q", at, g.Caller)
-		default:
-			if err := g.Options.Validate(); err != nil {
-				return nil, fmt.Errorf("%s.%w", at, err)
-			}
-			g.Visibility = cmp.Or(g.Visibility, sqlfuncs.VisibilityTree)
-			g.SandboxVisibility = cmp.Or(g.SandboxVisibility, sqlfuncs.SandboxSpawned)
-		}
-		entries = append(entries, tokenEntry{hash: h, grant: g})
+		seen[entry.hash] = i
+		entries = append(entries, entry)
 	}
 	t := &Tokens{}
 	t.entries.Store(&entries)
 	return t, nil
+}
+
+// NewTokens is the tokens of one grant: what `sessionsearch ui` makes for
+// the person who starts it, with a token it draws itself.
+func NewTokens(token string, g Grant) (*Tokens, error) {
+	entry, err := newEntry("token", token, g)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tokens{}
+	t.entries.Store(&[]tokenEntry{entry})
+	return t, nil
+}
+
+// newEntry checks one token and its grant, and fills in the grant's
+// defaults; at names the entry in errors.
+func newEntry(at, token string, g Grant) (tokenEntry, error) {
+	if len(token) < MinTokenBytes {
+		return tokenEntry{}, fmt.Errorf("%s.token must be at least %d characters, got %d", at, MinTokenBytes, len(token))
+	}
+	if strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n") {
+		return tokenEntry{}, fmt.Errorf("%s.token must not contain white space", at)
+	}
+	switch {
+	case g.Ceiling != nil:
+		return tokenEntry{}, fmt.Errorf("%s.ceiling: a grant is the ceiling of its reads and has none of its own", at)
+	case g.Caller == "" && g.Metrics && !g.Write && string(g.scope()) == "{}":
+		// Reads /metrics only.
+	case g.Caller == "":
+		return tokenEntry{}, fmt.Errorf("%s.caller must be a session key, got %q", at, g.Caller)
+	default:
+		if err := g.Options.Validate(); err != nil {
+			return tokenEntry{}, fmt.Errorf("%s.%w", at, err)
+		}
+		g.Visibility = cmp.Or(g.Visibility, sqlfuncs.VisibilityTree)
+		g.SandboxVisibility = cmp.Or(g.SandboxVisibility, sqlfuncs.SandboxSpawned)
+	}
+	return tokenEntry{hash: sha256.Sum256([]byte(token)), grant: g}, nil
 }
 
 // Replace puts the tokens of n in place of t's, all at once (docs/serve.md

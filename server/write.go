@@ -93,7 +93,15 @@ func (h *Handler) appendRows(ctx context.Context, tx *sql.Tx, sessions []Session
 		}
 	}
 	next := map[string]int64{}
+	loaded, dbErr := h.loadNew(ctx, tx, events)
+	if dbErr != nil {
+		return res, h.dbError(ctx, dbErr)
+	}
 	for i, e := range events {
+		if e.Seq < loaded[e.SessionKey] {
+			res.EventsAppended++ // stored by loadNew
+			continue
+		}
 		field := fmt.Sprintf("events[%d]", i)
 		n, ok := next[e.SessionKey]
 		if !ok {
@@ -121,7 +129,7 @@ func (h *Handler) appendRows(ctx context.Context, tx *sql.Tx, sessions []Session
 				fmt.Sprintf("session %q has events up to seq %d: the next event must have seq %d, got %d", e.SessionKey, n-1, n, e.Seq))
 		default:
 			var stored string
-			if err := tx.QueryRowContext(ctx, `SELECT event FROM transcript_events WHERE session_key = ?1 AND seq = ?2`,
+			if err := tx.QueryRowContext(ctx, `SELECT sessionsearch_event(event) FROM transcript_events WHERE session_key = ?1 AND seq = ?2`,
 				e.SessionKey, e.Seq).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return res, h.dbError(ctx, err)
 			}

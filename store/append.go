@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 
-	"github.com/sessionsearch/sessionsearch/redact"
 	"github.com/sessionsearch/sessionsearch/transcript"
 )
 
@@ -38,16 +37,19 @@ type State struct {
 	// sessionsearch_message_text call that follows it in the trigger when
 	// the message is indexed.
 	last struct {
-		key  string
-		seq  int64
-		hash uint64
-		text string
+		key     string
+		seq     int64
+		hash    uint64
+		message bool
+		text    string
 	}
 	buf     []byte
+	frame   []byte  // scratch for the JSON of a stored frame
 	replay  *replay // of the session Reconcile stopped in
 	moved   *replay // of the session Repath last replayed, with its Replayer
 	marks   int64
 	visible visibilityCache
+	loading bool // a bulk load is writing (Load)
 }
 
 var eventHashSeed = maphash.MakeSeed()
@@ -95,16 +97,25 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	}
 	deferred := !a.Pending && Deferred(false, s.DeferIndexing, seq, newest)
 	pending := a.Pending || deferred
+	event, err := EventJSON(a.Event, s.frame)
+	if err != nil {
+		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
+	}
+	if IsFrame(a.Event) {
+		s.frame = event
+		if seq == 0 {
+			return nil, refusef("transcript_events: the event at seq 0 is stored as JSON text, not as a zstd frame: search reads it with SQL's JSON functions (session %q, seq %d)", key, seq)
+		}
+	}
 	// The text is read now only for a message the trigger may index at
 	// once; a pending session's are indexed by Reconcile, which reads them
 	// again.
 	var e transcript.Entry
 	var text string
-	var err error
 	if pending {
-		e, err = transcript.ReadEntry(a.Event)
+		e, err = transcript.ReadEntry(event)
 	} else {
-		e, text, err = transcript.Read(a.Event)
+		e, text, err = transcript.ReadIndexed(event)
 	}
 	if err != nil {
 		return nil, refusef("transcript_events: %v (session %q, seq %d)", err, key, seq)
@@ -127,10 +138,8 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 	if pending {
 		last.key = "" // no text read: MessageText reads it
 	} else {
-		last.key, last.seq, last.hash, last.text = key, seq, maphash.Bytes(eventHashSeed, a.Event), ""
-		if e.Message {
-			last.text = text // masked by MessageText, if it is indexed
-		}
+		// Masked by MessageText, if it is indexed.
+		last.key, last.seq, last.hash, last.message, last.text = key, seq, maphash.Bytes(eventHashSeed, a.Event), e.Message, text
 	}
 	s.buf = rec.AppendResult(s.buf[:0])
 	return s.buf, nil
@@ -142,12 +151,19 @@ func (s *State) Append(c Conn, a Appending) ([]byte, error) {
 // time (docs/store.md S3). The transcript keeps the original.
 func (s *State) MessageText(key string, seq int64, event []byte) string {
 	last := &s.last
-	var text string
 	if last.key == key && last.seq == seq && last.hash == maphash.Bytes(eventHashSeed, event) {
-		text = last.text
-	} else {
-		text, _ = transcript.MessageText(event)
+		return IndexedText(transcript.Entry{Message: last.message}, last.text)
 	}
-	out, _ := redact.Text(text)
-	return out
+	json, err := EventJSON(event, s.frame)
+	if err != nil {
+		return ""
+	}
+	if IsFrame(event) {
+		s.frame = json
+	}
+	e, text, err := transcript.ReadIndexed(json)
+	if err != nil {
+		return ""
+	}
+	return IndexedText(e, text)
 }

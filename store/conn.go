@@ -1,8 +1,12 @@
 package store
 
+import "errors"
+
 // Conn runs SQL on the connection that called one of the store's
 // functions, inside its transaction. Arguments bind to ?1, ?2, ... and may
-// be nil, string, []byte, int, int64, float64 or bool.
+// be nil, string, []byte (bound as text), Blob, int, int64, float64 or
+// bool. Its errors from SQLite have a method Code() int, SQLite's result
+// code.
 type Conn interface {
 	// Exec runs sql to completion.
 	Exec(sql string, args ...any) error
@@ -10,6 +14,25 @@ type Conn interface {
 	Query(sql string, row func(Row) error, args ...any) error
 	// Prepare compiles sql for repeated use; the caller closes it.
 	Prepare(sql string) (Stmt, error)
+}
+
+// Blob is bound as a BLOB.
+type Blob []byte
+
+// Refused reports whether err is a refusal of a row, by the store's rules
+// or a constraint (SQLITE_ERROR raised by a trigger, SQLITE_CONSTRAINT),
+// rather than a failure of the database.
+func Refused(err error) bool {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return true
+	}
+	var c interface{ Code() int }
+	if !errors.As(err, &c) {
+		return false
+	}
+	code := c.Code() & 0xff
+	return code == 1 || code == 19
 }
 
 // Row is the current result row of a query.

@@ -38,8 +38,12 @@ func HistoryCandidates(c Conn, key string, o sqlfuncs.HistoryOptions) ([]sqlfunc
 		defer rp.path.Close()
 		p = rp
 	}
+	var buf []byte
 	message := func(ev string) (sqlfuncs.HistoryMessage, bool) {
-		e, text, err := transcript.Read([]byte(ev))
+		var e transcript.Entry
+		var text string
+		var err error
+		e, text, buf, err = ReadEvent([]byte(ev), buf)
 		text = strings.TrimSpace(text)
 		if err != nil || e.Type != "message" || text == "" || !sqlfuncs.HistoryRole(e.Role, o.IncludeTools) {
 			return sqlfuncs.HistoryMessage{}, false // not one, or one without text (a tool call alone)
@@ -155,8 +159,11 @@ func replayEvents(c Conn, key string) (*replayedEvents, error) {
 	if transcript.IDBytes(int(n), 8*int(n)) <= SpillAbove || r.Spill(int(n)) != nil {
 		r.Grow(int(n), 8*int(n))
 	}
+	var buf []byte
 	err := c.Query(`SELECT event FROM transcript_events WHERE session_key = ?1 ORDER BY seq`, func(row Row) error {
-		e, err := transcript.Parse([]byte(row.Text(0)))
+		var e transcript.Entry
+		var err error
+		e, _, buf, err = ReadEvent([]byte(row.Text(0)), buf)
 		if err != nil {
 			e = transcript.Entry{Type: "invalid"}
 		}

@@ -84,7 +84,7 @@ func migrate(c Conn, m meta) error {
 		for _, sql := range []string{
 			`UPDATE sessionsearch_entries SET info = json_set(info, '$.reset', 1) WHERE id IN (
 				SELECT (s.sid << 32) | e.seq FROM transcript_events AS e JOIN sessionsearch_sessions AS s ON s.session_key = e.session_key
-				WHERE json_valid(e.event) AND e.event ->> 'type' = 'reset')`,
+				WHERE json_valid(sessionsearch_event(e.event)) AND sessionsearch_event(e.event) ->> 'type' = 'reset')`,
 			`UPDATE sessionsearch_sessions SET pending = 1 WHERE sid IN (
 				SELECT DISTINCT id >> 32 FROM sessionsearch_entries WHERE info ->> 'reset')`,
 		} {

@@ -21,7 +21,10 @@ import (
 // one left it (the reconcile mark), only the entries appended since are
 // read and replayed, so that a run of leaf moves costs each move its own
 // entries and a pass over one byte an entry, not a reading of the session.
-func (s *State) Repath(c Conn, sid int64) error {
+func (s *State) Repath(c Conn, sid int64) error { return s.repath(c, sid, nil) }
+
+// repath is Repath with the index written through w (nil: by SQL).
+func (s *State) repath(c Conn, sid int64, w indexWriter) error {
 	var newest, messages int64 = -1, 0
 	err := c.Query(`SELECT id, tip_messages FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1`,
 		func(r Row) error { newest, messages = r.Int(0), r.Int(1); return nil }, EntryID(sid, 0), EntryID(sid, MaxSeq))
@@ -47,7 +50,7 @@ func (s *State) Repath(c Conn, sid int64) error {
 		}
 	}
 	rp.next = 0
-	if _, err := applyReplay(c, s, rp, time.Time{}); err != nil {
+	if _, err := applyReplay(c, s, rp, time.Time{}, w); err != nil {
 		return err
 	}
 	s.moved = rp
@@ -347,33 +350,85 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 			return false, err
 		}
 	}
-	done, err = applyReplay(c, s, rp, deadline)
+	done, err = applyReplay(c, s, rp, deadline, nil)
 	if s.replay != rp {
 		rp.close()
 	}
 	return done, err
 }
 
-// applyReplay is applyPath with the session's replay read.
-func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, err error) {
-	if rp.n == 0 {
-		return true, nil
-	}
-	// The text goes both ways through the content view, which defines it:
-	// FTS5 reads the view to unindex a row, and readText reads it once the
-	// entry is active. (INSERT ... SELECT would be shorter, but FTS5 flushes
-	// its pending terms at the statement savepoint a multi-row INSERT opens:
-	// a segment per row, measured 2.2x slower.)
+// indexWriter is how a replay's changes reach the index: by SQL (sqlIndex),
+// or through a bulk load, which holds its rows for a while (loader).
+type indexWriter interface {
+	// unindex removes entry id's row; the entry is still active, so that
+	// the content view shows its text.
+	unindex(id int64) error
+	// index adds entry id's row, once the entry is active.
+	index(id int64) error
+}
+
+// sqlIndex writes the index by SQL. The text goes both ways through the
+// content view, which defines it: FTS5 reads the view to unindex a row, and
+// readText reads it once the entry is active. (INSERT ... SELECT would be
+// shorter, but FTS5 flushes its pending terms at the statement savepoint a
+// multi-row INSERT opens: a segment per row, measured 2.2x slower.)
+type sqlIndex struct{ unindexRow, readText, insert Stmt }
+
+func newSQLIndex(c Conn) (*sqlIndex, error) {
 	stmts, err := prepareAll(c,
-		`UPDATE sessionsearch_entries SET active = ?2 WHERE id = ?1`,
 		`DELETE FROM sessionsearch_fts WHERE rowid = ?1`,
 		`SELECT text FROM sessionsearch_content WHERE id = ?1`,
 		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`)
 	if err != nil {
+		return nil, err
+	}
+	return &sqlIndex{stmts[0], stmts[1], stmts[2]}, nil
+}
+
+func (x *sqlIndex) close() { closeAll([]Stmt{x.unindexRow, x.readText, x.insert}) }
+
+func (x *sqlIndex) unindex(id int64) error { return x.unindexRow.Run(id) }
+
+func (x *sqlIndex) index(id int64) error {
+	text, err := x.text(id)
+	if err != nil {
+		return err
+	}
+	return x.insert.Run(id, text)
+}
+
+// text is the content view's text of active entry id.
+func (x *sqlIndex) text(id int64) (string, error) {
+	var text string
+	found := false
+	if err := x.readText.Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
+		return "", err
+	}
+	if !found {
+		return "", fmt.Errorf("entry %d: active message not in sessionsearch_content", id)
+	}
+	return text, nil
+}
+
+// applyReplay is applyPath with the session's replay read; w writes the
+// index, nil by SQL.
+func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter) (done bool, err error) {
+	if rp.n == 0 {
+		return true, nil
+	}
+	setActive, err := c.Prepare(`UPDATE sessionsearch_entries SET active = ?2 WHERE id = ?1`)
+	if err != nil {
 		return false, err
 	}
-	defer closeAll(stmts)
-	setActive, unindex, readText, index := stmts[0], stmts[1], stmts[2], stmts[3]
+	defer setActive.Close()
+	if w == nil {
+		x, err := newSQLIndex(c)
+		if err != nil {
+			return false, err
+		}
+		defer x.close()
+		w = x
+	}
 	changes := 0
 	buf := make([]entryState, reconcileChunk)
 	for i := rp.next; i < rp.n; {
@@ -407,7 +462,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, e
 				// FTS5 reads the text to unindex from the content view:
 				// while the entry is still active.
 				if st.message() {
-					if err := unindex.Run(id); err != nil {
+					if err := w.unindex(id); err != nil {
 						return false, err
 					}
 				}
@@ -424,15 +479,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time) (done bool, e
 			if !st.message() {
 				continue
 			}
-			var text string
-			found := false
-			if err := readText.Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
-				return false, err
-			}
-			if !found {
-				return false, fmt.Errorf("entry %d: active message not in sessionsearch_content", id)
-			}
-			if err := index.Run(id, text); err != nil {
+			if err := w.index(id); err != nil {
 				return false, err
 			}
 		}
@@ -467,18 +514,10 @@ type ReconcileResult struct {
 // the work of one (docs/store.md S9).
 func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 	var res ReconcileResult
-	m, err := readMeta(c)
-	if err != nil {
+	if err := writable(c); err != nil {
 		return res, err
 	}
-	if !m.exists {
-		return res, fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
-	}
-	if m.index != IndexVersion {
-		return res, fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
-			m.index, IndexVersion)
-	}
-	err = atomically(c, func() error {
+	err := atomically(c, func() error {
 		for {
 			var sid int64 = -1
 			var key string
@@ -508,10 +547,28 @@ func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 				break
 			}
 		}
+		var err error
 		res.Pending, err = PendingSessions(c)
 		return err
 	})
 	return res, err
+}
+
+// writable checks that c's database has a store whose index this build
+// may change (docs/store.md S12).
+func writable(c Conn) error {
+	m, err := readMeta(c)
+	if err != nil {
+		return err
+	}
+	if !m.exists {
+		return fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
+	}
+	if m.index != IndexVersion {
+		return fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
+			m.index, IndexVersion)
+	}
+	return nil
 }
 
 // reconcileSession advances the rebuild of one pending session until it is
@@ -524,6 +581,7 @@ func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, de
 	}
 	defer insert.Close()
 	buf := make([]byte, 0, 256)
+	var frame []byte
 	for rebuilt >= -1 {
 		// Entries for events that predate the store, a chunk at a time
 		// (those appended since have theirs).
@@ -531,7 +589,9 @@ func reconcileSession(c Conn, s *State, sid int64, key string, rebuilt int64, de
 		err := c.Query(`SELECT seq, event FROM transcript_events WHERE session_key = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`,
 			func(r Row) error {
 				seq := r.Int(0)
-				e, err := transcript.Parse([]byte(r.Text(1)))
+				var e transcript.Entry
+				var err error
+				e, _, frame, err = ReadEvent([]byte(r.Text(1)), frame)
 				if err != nil {
 					// Stored before the store refused such events.
 					e = transcript.Entry{Type: "invalid"}

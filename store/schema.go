@@ -148,7 +148,8 @@ var derived = []object{
 			WHERE sessionsearch_replacing();
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the whole session from sessions', OLD.session_key, OLD.seq);
 	END`},
-	{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events BEGIN
+	// Not while a bulk load writes the rows itself (Load).
+	{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events WHEN NOT sessionsearch_loading() BEGIN
 		-- The entry's Record, from the event and the session's newest
 		-- entry (its tip). sessionsearch_entry refuses unknown sessions,
 		-- bad events, a seq stored before (INSERT OR REPLACE) and an index

@@ -312,3 +312,52 @@ func TestSyncRereadStoresCopyOnlyWhatIsNew(t *testing.T) {
 		})
 	}
 }
+
+// docs/agents.md A12, docs/agents/cline.md AL6, docs/agents/goose.md AO6:
+// a Cline task file rewritten whole with one more message, and a goose
+// database with one more row, are read again and only the new event is
+// copied; what the syncs stored is what an import of the stores stores.
+func TestSyncClineAndGooseCopyOnlyWhatIsNew(t *testing.T) {
+	dir := t.TempDir()
+	cline := filepath.Join(dir, "cline")
+	goose := filepath.Join(dir, "goose")
+	copyTree(t, filepath.Join("..", "agents", "testdata", "cline"), cline)
+	copyTree(t, filepath.Join("..", "agents", "testdata", "goose"), goose)
+	// the fixtures' deliberately bad records are reported by every read;
+	// this test is about what is copied, so they go
+	task := filepath.Join(cline, "saoudrizwan.claude-dev", "tasks", "1769053680628", "ui_messages.json")
+	must(t, os.RemoveAll(filepath.Join(cline, "saoudrizwan.claude-dev", "tasks", "1772000000000")))
+	must(t, os.Remove(filepath.Join(goose, "sessions", "20250301_143015.jsonl")))
+	backdate(t, dir)
+
+	db := store(t)
+	s := newSyncer(t, db.DB, nil)
+	first := sync(t, s, cline, goose)
+	stored := importCount(t, cline) + importCount(t, goose)
+	if first.Events != stored {
+		t.Fatalf("first sync: %+v, want the %d events an import stores", first, stored)
+	}
+
+	data, err := os.ReadFile(task)
+	must(t, err)
+	grown := strings.TrimSuffix(string(data), "]") + `,{"ts":1769053800000,"type":"say","say":"user_feedback","text":"one more ibis question"}]`
+	must(t, os.WriteFile(task, []byte(grown), 0o644))
+	w, err := sql.Open("sqlite3", filepath.Join(goose, "sessions", "sessions.db"))
+	must(t, err)
+	_, err = w.Exec(`INSERT INTO messages (session_id, role, content_json, created_timestamp, timestamp, metadata_json)
+		VALUES ('20251020_1', 'user', '[{"type":"text","text":"gracias osprey"}]', 1760951800, '2025-10-20 09:16:40', '{}')`)
+	must(t, err)
+	must(t, w.Close())
+	backdate(t, dir)
+
+	second := sync(t, s, cline, goose)
+	all := importCount(t, cline) + importCount(t, goose)
+	if second.Sessions != 2 || second.Events != 2 || all != stored+2 {
+		t.Fatalf("after one new message in each: %+v (import: %d events, before %d); want 2 sessions, 2 events copied", second, all, stored)
+	}
+	var n int64
+	must(t, db.DB.QueryRow(`SELECT count(*) FROM transcript_events`).Scan(&n))
+	if n != all {
+		t.Errorf("sync stored %d events, import %d", n, all)
+	}
+}

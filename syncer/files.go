@@ -63,37 +63,15 @@ func (s *Syncer) listFile(src importer.Source, path string, old stamp, rowsOf fu
 			}
 			offset = after
 		}
-		lr := importer.NewLineReader(r)
-		for {
-			line, n, complete, err := lr.Next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil && err != importer.ErrLineTooLong {
-				return err
-			}
-			if !complete && !compressed {
-				// A line still being written: read it next time.
-				return nil
-			}
-			offset += int64(n)
-			rec := fmt.Sprintf("line at byte %d", offset-int64(n))
+		// A line still being written is read next time; a compressed
+		// archive is read whole.
+		return importer.FileLines(r, offset, !compressed, func(line []byte, start, end int64, n int, bad error) error {
+			rec := fmt.Sprintf("line at byte %d", start)
 			if compressed {
-				rec = fmt.Sprintf("line %d", lr.Line())
+				rec = fmt.Sprintf("line %d", n)
 			}
-			if err == importer.ErrLineTooLong {
-				if err := emit(offset, nil, rec, err, 0); err != nil {
-					return err
-				}
-				continue
-			}
-			if len(line) == 0 {
-				continue
-			}
-			if err := emit(offset, line, rec, nil, 0); err != nil {
-				return err
-			}
-		}
+			return emit(end, line, rec, bad, 0)
+		})
 	}
 	if compressed {
 		u.end = 0

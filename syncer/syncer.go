@@ -132,7 +132,7 @@ type unit struct {
 // emitFunc receives one event of a unit: its position, its JSON (nil when
 // bad says why it cannot be read), where it is, for problems, and the hash
 // of its stored form (databases; see unit.tail).
-type emitFunc func(pos int64, raw []byte, rec string, bad error, stored int64) error
+type emitFunc = importer.Emit
 
 // row is a unit as the watermark table holds it.
 type row struct {
@@ -194,10 +194,10 @@ type sourceState struct {
 	at      time.Time // when the stamp was taken
 	ok      bool      // listed in full: units missing from it are gone
 	units   []*unit
-	ids     []string // session ids an agent database holds
-	db      *openDB  // read snapshot of an agent database, closed after the step
-	failed  bool     // a unit failed: look at the source again next time
-	pending int      // groups of this source not applied
+	ids     []string          // session ids an agent database holds
+	db      *importer.AgentDB // read snapshot of an agent database, closed after the step
+	failed  bool              // a unit failed: look at the source again next time
+	pending int               // groups of this source not applied
 	// Other agents' stores (listAgentStore): the stamp must still hold
 	// after the step (a database), the stamp was unchanged when listed.
 	recheck, unchanged bool
@@ -264,7 +264,7 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	defer func() {
 		for _, ss := range states {
 			if ss.db != nil {
-				ss.db.close()
+				ss.db.Close()
 			}
 		}
 	}()
@@ -366,12 +366,6 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	// one transaction, so that the active path of a session key moves from
 	// one generation to the next at once (docs/sync.md Y3).
 	groups := groupChanges(changes)
-	var fullEvents int64
-	for _, c := range changes {
-		if c.full() {
-			fullEvents += c.u.events
-		}
-	}
 	for _, g := range groups {
 		for _, c := range g {
 			states[c.source()].pending++
@@ -379,7 +373,6 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 	}
 	// Batches: small groups share a transaction (a commit costs an fsync),
 	// up to batchEvents events; a batch is the step that a kill can lose.
-	deferred := false
 	for len(groups) > 0 {
 		if ctx.Err() != nil {
 			return st, ctx.Err()
@@ -401,14 +394,13 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 		}
 		batch := groups[:n]
 		groups = groups[n:]
-		d, failed, err := s.applyBatch(context.WithoutCancel(ctx), batch, fullEvents > deferAbove, &st)
+		failed, err := s.applyBatch(context.WithoutCancel(ctx), batch, &st)
 		if err != nil {
 			return st, err
 		}
 		for _, source := range failed {
 			states[source].failed = true
 		}
-		deferred = deferred || d
 		for _, c := range flatten(batch) {
 			ss := states[c.source()]
 			ss.pending--
@@ -426,19 +418,16 @@ func (s *Syncer) Sync(ctx context.Context, paths []string) (Stats, error) {
 			}
 		}
 	}
-	if !deferred {
-		// Sessions left pending by an earlier sync that was stopped before
-		// it had indexed them.
-		var js string
-		if err := s.conn.QueryRowContext(ctx, `SELECT sessions_index_status()`).Scan(&js); err != nil {
-			return st, err
-		}
-		var is struct {
-			PendingSessions int `json:"pendingSessions"`
-		}
-		deferred = json.Unmarshal([]byte(js), &is) == nil && is.PendingSessions > 0
+	// Sessions left pending: deferred for their size by a replay
+	// (docs/store.md S7), or by an earlier sync or another writer.
+	var js string
+	if err := s.conn.QueryRowContext(ctx, `SELECT sessions_index_status()`).Scan(&js); err != nil {
+		return st, err
 	}
-	if deferred {
+	var is struct {
+		PendingSessions int `json:"pendingSessions"`
+	}
+	if json.Unmarshal([]byte(js), &is) == nil && is.PendingSessions > 0 {
 		var js string
 		for {
 			budget := 500 * time.Millisecond
@@ -643,11 +632,6 @@ func groupEvents(g []change) int64 {
 	return n
 }
 
-// deferAbove is the number of events of new transcripts in one step from
-// which their indexing is deferred to sessions_reconcile, which builds a
-// large index faster than the per-event triggers (docs/sync.md Y3).
-const deferAbove = 4000
-
 func flatten(groups [][]change) []change {
 	var out []change
 	for _, g := range groups {
@@ -659,40 +643,25 @@ func flatten(groups [][]change) []change {
 // applyBatch applies groups of changes in one transaction. A unit that
 // fails to be read is reported and its whole group left out (its source is
 // returned in failed, to be looked at again next time), so that no group is
-// applied in part. It reports whether indexing was deferred.
-func (s *Syncer) applyBatch(ctx context.Context, groups [][]change, bulk bool, st *Stats) (bool, []string, error) {
-	allFull := true
-	for _, c := range flatten(groups) {
-		if c.u != nil && !c.full() {
-			allFull = false
-		}
-	}
-	// A step that copies many new transcripts (a cold start) indexes them
-	// at its end, as import does; appends are indexed as they are stored.
-	deferIndexing := allFull && bulk
-	if deferIndexing {
-		if _, err := s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(1)`); err != nil {
-			return false, nil, err
-		}
-		defer s.conn.ExecContext(ctx, `SELECT sessions_defer_indexing(0)`)
-	}
+// applied in part.
+func (s *Syncer) applyBatch(ctx context.Context, groups [][]change, st *Stats) ([]string, error) {
 	var failed []string
 	for {
 		stats := *st
 		err := s.applyOnce(ctx, flatten(groups), &stats)
 		if err == nil {
 			*st = stats
-			return deferIndexing, failed, nil
+			return failed, nil
 		}
 		var skip *skipError
 		if !errors.As(err, &skip) {
-			return false, failed, err
+			return failed, err
 		}
 		s.report(skip.p)
 		failed = append(failed, skip.source)
 		groups = withoutUnit(groups, skip.source, skip.unit)
 		if len(groups) == 0 {
-			return false, failed, nil
+			return failed, nil
 		}
 	}
 }
@@ -757,13 +726,22 @@ func (s *Syncer) applyOnce(ctx context.Context, g []change, st *Stats) error {
 			}
 		}
 	}
+	// Appends through the store's trigger, as any host appends; new
+	// copies with the store's bulk load (docs/sync.md Y16).
+	var full []change
 	for _, c := range g {
-		if c.u == nil {
-			continue
+		switch {
+		case c.u == nil:
+		case c.full():
+			full = append(full, c)
+		default:
+			if err := s.copyUnit(ctx, tx, c, st); err != nil {
+				return err
+			}
 		}
-		if err := s.copyUnit(ctx, tx, c, st); err != nil {
-			return err
-		}
+	}
+	if err := s.loadUnits(ctx, tx, full, st); err != nil {
+		return err
 	}
 	return tx.Commit()
 }
@@ -862,16 +840,8 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		if !u.rereadWhole() {
 			tail = sql.NullInt64{Int64: storedHash, Valid: true}
 		}
-		if bad == nil && len(raw) > importer.MaxLineBytes {
-			bad = importer.ErrLineTooLong
-		}
-		if bad != nil {
-			s.report(importer.Problem{Path: u.source, Record: rec, Err: bad})
-			return nil
-		}
-		event, err := dec.Decode(raw)
-		if err != nil {
-			s.report(importer.Problem{Path: u.source, Record: rec, Err: err})
+		event, ok := s.decode(u, dec, raw, rec, bad)
+		if !ok {
 			return nil
 		}
 		if u.rereadWhole() {
@@ -910,13 +880,19 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 		}
 		return &skipError{source: u.source, unit: u.id, p: importer.Problem{Path: u.source, Record: u.id, Err: err}}
 	}
+	if err := createSession(); err != nil {
+		return err
+	}
+	return s.saveUnit(ctx, tx, u, position, nextSeq, tail, dec, st)
+}
+
+// saveUnit writes the watermark of a unit copied up to position, whose
+// next store seq is nextSeq.
+func (s *Syncer) saveUnit(ctx context.Context, tx *sql.Tx, u *unit, position, nextSeq int64, tail sql.NullInt64, dec *importer.Decoder, st *Stats) error {
 	if u.kind == kindCold || (u.kind == kindAgent && !u.resumable) {
 		// A cold archive's lines are its events up to last_seq; a
 		// transcript that cannot resume is as its generation says.
 		position = u.end
-	}
-	if err := createSession(); err != nil {
-		return err
 	}
 	es, err := s.stmt(ctx, tx, ensureSourceSQL)
 	if err != nil {
@@ -940,15 +916,27 @@ func (s *Syncer) copyUnit(ctx context.Context, tx *sql.Tx, c change, st *Stats) 
 	return nil
 }
 
+// decode checks and decodes one event a unit's reader emitted; a bad one
+// is reported and skipped.
+func (s *Syncer) decode(u *unit, dec *importer.Decoder, raw []byte, rec string, bad error) ([]byte, bool) {
+	if bad == nil && len(raw) > importer.MaxLineBytes {
+		bad = importer.ErrLineTooLong
+	}
+	if bad != nil {
+		s.report(importer.Problem{Path: u.source, Record: rec, Err: bad})
+		return nil, false
+	}
+	event, err := dec.Decode(raw)
+	if err != nil {
+		s.report(importer.Problem{Path: u.source, Record: rec, Err: err})
+		return nil, false
+	}
+	return event, true
+}
+
 type storeError struct{ err error }
 
 func (e storeError) Error() string { return e.err.Error() }
-
-func hashOf(b []byte) int64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return int64(h.Sum64())
-}
 
 func (s *Syncer) loadRows(ctx context.Context, source string) (map[string]*row, error) {
 	rs, err := s.conn.QueryContext(ctx, `SELECT source, unit, session_key, kind, session_id, generation, position, next_seq,

@@ -46,19 +46,40 @@ func Parse(data []byte) (Entry, error) {
 // MessageText; the text of a tool result or system message is read the same
 // way, for sessions_history, but is never searchable), in one pass.
 func Read(data []byte) (e Entry, text string, err error) {
-	return read(data, true)
+	return read(data, allText)
+}
+
+// ReadIndexed is Read for the index: the text only of a searchable
+// message (e.Message), "" for any other. A message whose role comes before
+// its content, as OpenClaw writes them, then has the text of its tool
+// results and system messages left unbuilt.
+func ReadIndexed(data []byte) (e Entry, text string, err error) {
+	e, text, err = read(data, indexedText)
+	if !e.Message {
+		text = ""
+	}
+	return e, text, err
 }
 
 // ReadEntry is Read without the text: the same entry, for less work when
 // the text is not needed now (an event appended while its session is
 // pending is indexed later).
 func ReadEntry(data []byte) (Entry, error) {
-	e, _, err := read(data, false)
+	e, _, err := read(data, noText)
 	return e, err
 }
 
-func read(data []byte, withText bool) (e Entry, text string, err error) {
-	s := scanner{data: data, noText: !withText}
+// What read builds of a message's text.
+type textMode int
+
+const (
+	noText      textMode = iota
+	allText              // of every message
+	indexedText          // of user and assistant messages, once the role is read
+)
+
+func read(data []byte, mode textMode) (e Entry, text string, err error) {
+	s := scanner{data: data, noText: mode == noText}
 	if s.peek() != '{' {
 		return Entry{}, "", errNotObject
 	}
@@ -77,12 +98,13 @@ func read(data []byte, withText bool) (e Entry, text string, err error) {
 		case "targetId":
 			e.TargetID = s.id()
 		case "appendMode":
-			mode, _ := s.stringValue()
-			e.Side = mode == "side"
+			v, _ := s.stringValue()
+			e.Side = v == "side"
 		case "timestamp":
 			e.Timestamp = s.timestamp()
 		case "message":
 			role, content, textField, msgTimestamp = "", messageContent{}, messageContent{}, 0
+			s.noText = mode == noText
 			if s.peek() != '{' {
 				s.skip(0)
 				return
@@ -91,6 +113,9 @@ func read(data []byte, withText bool) (e Entry, text string, err error) {
 				switch string(key) {
 				case "role":
 					role, _ = s.stringValue()
+					if mode == indexedText {
+						s.noText = role != "user" && role != "assistant"
+					}
 				case "content":
 					content = s.content()
 				case "text":

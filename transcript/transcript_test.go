@@ -36,6 +36,44 @@ func TestMessageText(t *testing.T) {
 	}
 }
 
+// ReadIndexed reads what Read reads, with the text of searchable messages
+// only, whichever order a message's fields come in: every case of
+// TestMessageText, each with its message's fields reversed, and every
+// fixture event.
+func TestReadIndexed(t *testing.T) {
+	var events [][]byte
+	for _, c := range []string{
+		`{"type":"message","id":"a","message":{"role":"toolResult","content":[{"type":"text","text":"file body"}]}}`,
+		`{"type":"message","id":"a","message":{"content":[{"type":"text","text":"file body"}],"role":"toolResult"}}`,
+		`{"type":"message","id":"a","message":{"role":"user","content":"first"},"message":{"role":"assistant","content":"second"}}`,
+		`{"type":"message","id":"a","message":{"role":"system","content":"rules"},"message":{"content":"after","role":"user"}}`,
+		`{"type":"message","id":"a","message":{"role":"toolResult","text":"t","content":"c"}}`,
+		`{"type":"message","message":{"content":"  hello  ","role":"user"}}`,
+	} {
+		events = append(events, []byte(c))
+	}
+	for _, f := range fixtures.Files() {
+		events = append(events, f.Lines...)
+	}
+	indexed := 0
+	for _, ev := range events {
+		e, text, err := Read(ev)
+		if !e.Message {
+			text = ""
+		}
+		ie, itext, ierr := ReadIndexed(ev)
+		if ie != e || itext != text || (err == nil) != (ierr == nil) {
+			t.Fatalf("%s:\nRead        %+v %q %v\nReadIndexed %+v %q %v", ev, e, text, err, ie, itext, ierr)
+		}
+		if itext != "" {
+			indexed++
+		}
+	}
+	if indexed < 100 {
+		t.Fatalf("only %d events with indexed text", indexed)
+	}
+}
+
 func TestParse(t *testing.T) {
 	e, err := Parse([]byte(`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-02-07T05:05:47.434Z","message":{"role":"user","content":"hi"}}`))
 	if err != nil {

@@ -96,7 +96,7 @@ func nullString(s string) any {
 // sessionEvents returns the events of a session, in seq order.
 func sessionEvents(t *testing.T, db *sql.DB, key string) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT event FROM transcript_events WHERE session_key = ? ORDER BY seq`, key)
+	rows, err := db.Query(`SELECT sessionsearch_event(event) FROM transcript_events WHERE session_key = ? ORDER BY seq`, key)
 	if err != nil {
 		t.Fatal(err)
 	}

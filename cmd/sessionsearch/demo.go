@@ -155,13 +155,14 @@ func importFixtures(ctx context.Context, store *driver.DB) (openclaw, others int
 	if err != nil {
 		return 0, 0, err
 	}
-	sink, err := importer.NewSQLSink(ctx, store.DB, true)
+	var problems []string
+	im := &importer.Importer{Report: func(p importer.Problem) { problems = append(problems, p.Error()) }}
+	sink, err := importer.NewBulkSink(ctx, store.DB, im)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer sink.Close()
-	var problems []string
-	im := &importer.Importer{Sink: sink, Report: func(p importer.Problem) { problems = append(problems, p.Error()) }}
+	im.Sink = sink
 	for _, name := range names {
 		f, err := fixtures.Transcripts.Open(name)
 		if err != nil {
@@ -173,6 +174,9 @@ func importFixtures(ctx context.Context, store *driver.DB) (openclaw, others int
 		if err != nil {
 			return 0, 0, err
 		}
+	}
+	if err := sink.Flush(); err != nil {
+		return 0, 0, err
 	}
 	openclaw = im.Stats().Transcripts
 	// The other agents' sessions are read from files, as from a user's
@@ -195,12 +199,12 @@ func importFixtures(ctx context.Context, store *driver.DB) (openclaw, others int
 			return 0, 0, err
 		}
 	}
+	if err := sink.Close(); err != nil {
+		return 0, 0, err
+	}
 	others = im.Stats().Transcripts - openclaw
 	if len(problems) > 0 {
 		return 0, 0, fmt.Errorf("importing the bundled transcripts: %s", strings.Join(problems, "; "))
-	}
-	if err := sink.Close(); err != nil {
-		return 0, 0, err
 	}
 	if _, err := reconcileAll(ctx, store, nil); err != nil {
 		return 0, 0, err

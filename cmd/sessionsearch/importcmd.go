@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -102,18 +103,35 @@ func (l *problemLog) summary() {
 // when set, wins.
 const replayGCPercent = 25
 
-// importPaths imports paths with deferred indexing, one transcript per
-// transaction, then indexes what it imported. Problems go to stderr as they
+// copyMemoryLimit is the Go heap's soft limit while import or sync copies
+// (runtime/debug.SetMemoryLimit): what a copy holds is bounded (a bulk
+// load's prepared events, its held index rows, a replay), and the
+// collector keeps the heap near it rather than at twice it (docs/cli.md
+// C22). GOMEMLIMIT, when set, wins.
+const copyMemoryLimit = 32 << 20
+
+// limitMemory sets copyMemoryLimit unless GOMEMLIMIT is set.
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(copyMemoryLimit)
+	}
+}
+
+// importPaths imports paths: new transcripts with the store's bulk load
+// beside the reading, others one transcript per transaction with deferred
+// indexing; then it indexes what is still pending. Problems go to stderr as they
 // happen (capped); any problem makes the exit status 1.
 func importPaths(ctx context.Context, e *env, store *driver.DB, paths []string, opts importer.PlanOptions) error {
 	start := time.Now()
-	sink, err := importer.NewSQLSink(ctx, store.DB, true)
+	limitMemory()
+	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
+	im := &importer.Importer{OpenDB: openAgentDB, Report: log.report}
+	sink, err := importer.NewBulkSink(ctx, store.DB, im)
 	if err != nil {
 		return err
 	}
 	defer sink.Close()
-	log := &problemLog{w: e.stderr, perFile: map[string]int{}, hidden: map[string]int{}}
-	im := &importer.Importer{Sink: sink, OpenDB: openAgentDB, Report: log.report}
+	im.Sink = sink
 	opts.SessionIDs = im.AgentDBSessionIDs
 	plan, planProblems := importer.NewPlan(paths, opts)
 	for _, p := range planProblems {

@@ -8,6 +8,7 @@
 //	sessionsearch history agent:main:main     read a session's active path
 //	sessionsearch status | reconcile          index state; finish pending indexing
 //	sessionsearch mcp --caller KEY            sessions_search and sessions_history for agents
+//	sessionsearch ui                          a web page on 127.0.0.1 to search and read them
 //
 // Build: go build -tags sqlite_fts5 -o bin/sessionsearch ./cmd/sessionsearch
 //
@@ -53,6 +54,7 @@ func init() {
 		{"reconcile", "", "index the sessions that are pending", runReconcile},
 		{"mcp", "", "serve sessions_search and sessions_history over MCP on stdio", runMCP},
 		{"serve", "", "serve search, history and appends over HTTP/JSON with bearer tokens", runServe},
+		{"ui", "", "open a web page on 127.0.0.1 to search and read the transcripts", runUI},
 		{"demo", "", "import the bundled transcripts and compare with unicode61", runDemo},
 		{"help", "", "show this help", runHelp},
 	}

@@ -35,7 +35,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("serve takes no arguments, got %q", rest[0])
 	}
 	opts := server.Options{MaxBodyBytes: *maxBody, RequestTimeout: *timeout,
-		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil))}
+		AccessLog: slog.New(slog.NewJSONHandler(e.stderr, nil)), BulkLoad: true}
 	switch {
 	case *noAuth && *tokensFile != "":
 		return usagef("--tokens and --insecure-loopback-no-auth exclude each other")
@@ -84,20 +84,27 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts.Page = true
+	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
+	return serveHTTP(ctx, e, "serve", ln, server.New(store.DB, opts), *timeout)
+}
+
+// serveHTTP serves h on ln until ctx ends, then stops accepting
+// connections and lets the requests in flight finish (docs/serve.md H10).
+func serveHTTP(ctx context.Context, e *env, name string, ln net.Listener, h http.Handler, timeout time.Duration) error {
 	srv := &http.Server{
-		Handler:           server.New(store.DB, opts),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       *timeout + 60*time.Second,
-		WriteTimeout:      *timeout + 60*time.Second,
+		ReadTimeout:       timeout + 60*time.Second,
+		WriteTimeout:      timeout + 60*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
 	// Said once the listener is closed: from then on only requests in
 	// flight are answered.
 	srv.RegisterOnShutdown(func() {
-		fmt.Fprintln(e.stderr, "sessionsearch serve: stopping; finishing requests in flight")
+		fmt.Fprintf(e.stderr, "sessionsearch %s: stopping; finishing requests in flight\n", name)
 	})
-	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -72,6 +72,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
+	limitMemory()
 	problems := 0
 	s := &syncer.Syncer{
 		DB:             store.DB,

@@ -254,6 +254,20 @@ select 'reset_stale_parent_hangs_from_leaf', (select group_concat(seq) from (sel
 insert into transcript_events(session_key, seq, event) values ('agent:main:reset', 4, '{"type":"leaf","id":"L","targetId":"r1","timestamp":"2026-02-07T05:09:05.000Z"}');
 select 'reset_rewind_before_it_ignored', (select group_concat(value ->> 'id') from json_each(sessions_history('agent:main:reset', '{"caller":"agent:main:main"}') -> '$.messages')) = 'r1,r3,r4';
 
+-- 12b. Events kept as zstd frames (docs/store.md S19), as a bulk load stores large ones: searched, shown by history and read by sessionsearch_event like JSON text
+insert into sessions(session_key, spawned_by) values ('agent:main:frames', 'agent:main:main');
+insert into transcript_events(session_key, seq, event) values ('agent:main:frames', 0, '{"type":"message","id":"z0","parentId":null,"timestamp":"2026-02-07T05:30:00.000Z","message":{"role":"user","content":"zeppelin question"}}');
+insert into transcript_events(session_key, seq, event) values ('agent:main:frames', 1, X'28B52FFD64AB04E50300F2C81B1B706B1340999A459756AD8EF1DA07FCAB0B9AD5C84024F65FFD9710CF63BC4A2D8194750F25E4125AF6055A0B73C6FEACDEF55D0DC2E876C7B0FA4CD3EC28FA9099002435032A4803218F248F419289D54CA57557CB1A9DCF6AA5B0EB2D31A39167B5B2187D4572EECAEAB3C6DA0902000951CE87C9D1F0199390D125');
+insert into transcript_events(session_key, seq, event) values ('agent:main:frames', 2, X'28B52FFD641904250500E24B2420506B9B010042002565C99635D38CFE02130A28C40824185B2E82E73BAAAA0106CFA3F09C98EAA28516146DD3B651A4202C5B4B677C19B9A797919B80AF92ABE8E2F4B17219CF64152416E38782B145C054F7F4B2864903A6BAE3C974B9816984BB43A8C303C0803B18B883BA83803A35DE92B54C26C89E4E38E38762955C563BAD9CF103399D0C8B613219CFD6B037020400F8C1F50B24A3B16B32999C024701859E0C32');
+select 'frames_stored_as_blobs', (select group_concat(typeof(event)) from transcript_events where session_key = 'agent:main:frames') = 'text,blob,blob';
+select 'frames_searched', (select group_concat(value ->> 'messageId') from json_each(sessions_search('zeppelin', '{"caller":"agent:main:main","sessionKey":"agent:main:frames","order":"recent"}') -> '$.results')) = 'z1,z0';
+select 'frames_tool_output_not_searched', (select group_concat(seq) from (select rowid & 4294967295 as seq from sessionsearch_fts where sessionsearch_fts match 'zeppelin' order by 1)) = '0,1';
+select 'frames_history', (select group_concat(value ->> 'id') from json_each(sessions_history('agent:main:frames', '{"caller":"agent:main:main"}') -> '$.messages')) = 'z0,z1';
+select 'frames_history_include_tools', (select substr(value ->> 'text', 1, 24) from json_each(sessions_history('agent:main:frames', '{"caller":"agent:main:main","includeTools":true}') -> '$.messages') where value ->> 'id' = 'z2') = 'zeppelin output of a too';
+select 'frames_event_function', (select group_concat(sessionsearch_event(event) ->> 'id') from transcript_events where session_key = 'agent:main:frames') = 'z0,z1,z2';
+select 'frames_event_function_text_unchanged', (select sessionsearch_event(event) = event from transcript_events where session_key = 'agent:main:frames' and seq = 0) = 1;
+select 'frames_snippet_from_frame', (select value ->> 'snippet' like 'zeppelin kept as a zstd frame%' from json_each(sessions_search('zeppelin', '{"caller":"agent:main:main","sessionKey":"agent:main:frames","order":"recent"}') -> '$.results') where value ->> 'messageId' = 'z1') = 1;
+
 -- 13. The index is consistent
 insert into sessionsearch_fts(sessionsearch_fts) values ('integrity-check');
 select 'fts_rows_are_active_messages', (select count(*) from sessionsearch_fts_docsize) = (select count(*) from sessionsearch_messages);

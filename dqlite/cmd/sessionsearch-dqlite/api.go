@@ -65,6 +65,8 @@ func apiHandler(n *node.Node, opts server.Options) http.Handler {
 		}
 		return nil
 	}
+	// The web page too (docs/cluster.md K15): it reads only this API.
+	opts.Page = true
 	return server.New(n.DB, opts)
 }
 

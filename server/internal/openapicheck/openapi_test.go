@@ -35,7 +35,7 @@ func TestSpecIsValid(t *testing.T) {
 		t.Fatalf("docs/openapi.json: %v", err)
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/v1/search", "/v1/history", "/v1/status", "/v1/append",
-		"/v1/reconcile", "/v1/watermarks", "/v1/sessions/{key}"} {
+		"/v1/reconcile", "/v1/watermarks", "/v1/sessions/{key}", "/v1/me", "/v1/options", "/v1/highlight", "/v1/session", "/v1/activity"} {
 		if doc.Paths.Find(path) == nil {
 			t.Errorf("docs/openapi.json has no path %s", path)
 		}
@@ -54,6 +54,14 @@ func TestSchemas(t *testing.T) {
 		{"SearchResult", `{"results":[{"sessionKey":"k"}],"indexing":false,"truncated":false}`, false},
 		{"HistoryResult", `{"sessionKey":"k","messages":[{"id":"m","role":"user","timestamp":0,"text":"t"}],"truncated":false,"hasMore":false}`, true},
 		{"StoreStatus", `{"version":"v","schema":2,"sessions":1,"events":1,"pendingSessions":0}`, true},
+		{"Me", `{"authenticated":true,"caller":"agent:main:main","visibility":"all","sandboxVisibility":"spawned","agentToAgent":{"enabled":true,"allow":["*"]}}`, true},
+		{"Me", `{"caller":"agent:main:main"}`, false},
+		{"HighlightResult", `{"matches":[[[0,5],[6,9]],[]]}`, true},
+		{"HighlightResult", `{"matches":[[["a"]]]}`, false},
+		{"SessionInfo", `{"sessionKey":"k","agent":"main","children":[{"sessionKey":"c","agent":"main","link":"spawned"}],"childrenTruncated":false,"messages":2,"pending":false,"resume":{"argv":["openclaw","resume","k"],"shell":"openclaw resume k"}}`, true},
+		{"SessionInfo", `{"sessionKey":"k","agent":"main","children":[{"sessionKey":"c","agent":"main","link":"parent"}],"childrenTruncated":false,"messages":2,"pending":false}`, false},
+		{"Activity", `{"days":[{"day":"2026-01-01","agent":"main","messages":4}],"agents":[{"agent":"main","messages":4}],"projects":[{"project":"/src","messages":1}],"messages":4}`, true},
+		{"Activity", `{"days":[],"agents":[],"projects":[]}`, false},
 		{"StoreStatus", `{"version":"v","schema":2,"sessions":1,"events":1,"pendingSessions":0,"extra":1}`, false},
 		{"Error", `{"error":{"code":"outside_grant","field":"caller","value":"agent:main:main","message":"m"}}`, true},
 		{"Error", `{"error":{"field":"caller"}}`, false},
