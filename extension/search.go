@@ -314,7 +314,7 @@ func fnSessionsSearch(c *call) error {
 	return nil
 }
 
-// searcher runs one search: the tiers of its plan (docs/search.md Q23),
+// searcher runs one search: the tiers of its plan (docs/search.md Q26),
 // ranked by package ranking.
 type searcher struct {
 	state *connState
@@ -336,7 +336,7 @@ const (
 )
 
 // forms looks up the other forms of each word of the plan in the index's
-// vocabulary (docs/search.md Q24): terms that start as the word and its
+// vocabulary (docs/search.md Q28): terms that start as the word and its
 // stem do, with the word's stem. It returns their FTS5 strings, by word.
 // A store without the vocabulary table (a schema before it) has no forms.
 func (s *searcher) forms() ([][]string, error) {
@@ -432,7 +432,7 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 		return nil, false, err
 	}
 	// Grouped results always look further than the exact tier: a session is
-	// scored on the words all its messages hold (Q27).
+	// scored on the words all its messages hold (Q30).
 	if relaxed && (grouped || len(hits) < want) {
 		if expr, groups := s.plan.Relaxed(forms); expr != "" {
 			more, err := s.candidates(expr, groups, false, want)

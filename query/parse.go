@@ -1,5 +1,5 @@
 // Package query owns what a search query means (docs/search.md Q1–Q4,
-// Q22–Q30): the query language a person types, parsed once into a small
+// Q25–Q28): the query language a person types, parsed once into a small
 // typed tree (Parse), and the plans that turn that tree into FTS5
 // expressions: every clause, then every content word with its word forms,
 // then some of the words (Plan). It knows nothing of SQLite; the extension
@@ -40,7 +40,7 @@ type Atom struct {
 	Prefix bool
 }
 
-// The syntax, as docs/search.md Q22 states it:
+// The syntax, as docs/search.md Q25 states it:
 //
 //   - White space (Unicode's, and NUL) separates terms.
 //   - "..." is a phrase: a term may hold white space between double

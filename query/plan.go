@@ -14,11 +14,11 @@ import (
 // all-punctuation query into an error.
 const MatchNothing = `""`
 
-// MaxWords is the most words a relaxed search counts (docs/search.md Q23);
+// MaxWords is the most words a relaxed search counts (docs/search.md Q27);
 // the words after them still match in the first tier.
 const MaxWords = 24
 
-// Plan is what a search runs for a query (docs/search.md Q23):
+// Plan is what a search runs for a query (docs/search.md Q26):
 //
 //   - All is the exact tier: every clause, as the person wrote it, in one
 //     FTS5 expression (MatchNothing when no clause holds a token).
@@ -295,7 +295,7 @@ func allNgram(toks []string) bool {
 }
 
 // ngramPieces cuts a run of n-gram characters (folded, one per token) into
-// the pieces a relaxed search counts (docs/search.md Q23): its stopwords
+// the pieces a relaxed search counts (docs/search.md Q26): its stopwords
 // (the run's own script's list that holds most of the run) cut it first;
 // then each stretch longer than n characters gives its overlapping n-grams,
 // n being 2 for Han, kana and Hangul and 3 for Thai, Lao, Khmer and

@@ -108,7 +108,7 @@ func Derived(agentID, sessionID, lineage string) string {
 	return Scope(agentID, "session:"+sessionID)
 }
 
-// Kinds of session (docs/search.md Q29).
+// Kinds of session (docs/search.md Q32).
 const (
 	KindMain      = "main"      // a person's session with an agent
 	KindSpawned   = "spawned"   // a sub-agent's: spawned by another session

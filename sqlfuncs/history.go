@@ -199,12 +199,12 @@ type SearchHit struct {
 	Timestamp  int64   `json:"timestamp"` // epoch ms
 	Snippet    string  `json:"snippet"`
 	Score      float64 `json:"score"` // higher is better
-	// How the message matched (docs/search.md Q23): "all", "forms" or
+	// How the message matched (docs/search.md Q26): "all", "forms" or
 	// "some" of the query's words, and which words it holds when not all.
 	Match   string   `json:"match,omitempty"`
 	Words   []string `json:"words,omitempty"`
-	Repeats int      `json:"repeats,omitempty"` // near-identical messages folded into this one (Q28)
-	// With group session, the score of the hit's session (Q26).
+	Repeats int      `json:"repeats,omitempty"` // near-identical messages folded into this one (Q30)
+	// With group session, the score of the hit's session (Q30).
 	SessionScore float64 `json:"sessionScore,omitempty"`
 }
 

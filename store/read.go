@@ -18,7 +18,7 @@ import (
 // and itself with a trailing separator, or NULL: sessions whose header's cwd
 // is the directory or under it), :role (a role, or NULL), :limit and
 // :snippet_chars. Rows: session key, message id, role, timestamp, snippet,
-// score, best first. It is the exact tier of a search (docs/search.md Q23).
+// score, best first. It is the exact tier of a search (docs/search.md Q26).
 //
 // How it stays fast (docs/search.md Q17): sessions_searchable gives the
 // sessions the search may read as one byte per session number, so a match
@@ -78,7 +78,7 @@ const hitFilters = `
           AND (e.event ->> 'cwd' = :project OR substr(e.event ->> 'cwd', 1, length(:project_dir)) = :project_dir)))`
 
 // CandidatesSQL finds the candidates of a ranked search (docs/search.md
-// Q23, Q26): the matches of :expr (an FTS5 expression the query planned),
+// Q26, Q29): the matches of :expr (an FTS5 expression the query planned),
 // with the filters of SearchSQL, each with its bm25 score and its coverage
 // (sessionsearch_coverage over :groups), the :candidates best by the number
 // of words held, then score. Rows: rowid, session key, message id, role,
@@ -100,11 +100,11 @@ FROM top JOIN sessionsearch_messages AS m ON m.rowid = top.rowid`
 }
 
 // VocabularySQL lists the index's terms in [?1, ?2), at most ?3 of them:
-// where a search looks for the other forms of a word (docs/search.md Q24).
+// where a search looks for the other forms of a word (docs/search.md Q28).
 const VocabularySQL = `SELECT term FROM sessionsearch_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3`
 
 // StatsSQL reads what weighing a query's words needs of the store
-// (docs/search.md Q26): FTS5's averages record of sessionsearch_fts, whose
+// (docs/search.md Q29): FTS5's averages record of sessionsearch_fts, whose
 // first varint is how many rows the index holds (RowCount), and the
 // highest session number, which counts the sessions there were.
 const StatsSQL = `SELECT (SELECT block FROM sessionsearch_fts_data WHERE id = 1), (SELECT max(sid) FROM sessionsearch_sessions)`
@@ -176,7 +176,7 @@ type Decision struct {
 }
 
 // SessionFilter keeps some of the sessions a search reads
-// (docs/search.md Q29): those of the agents named (ids, compared without
+// (docs/search.md Q32): those of the agents named (ids, compared without
 // case), of the kinds named (sessionkey.Kind), and not excluded by key.
 // Empty fields keep every session.
 type SessionFilter struct {

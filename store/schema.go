@@ -66,7 +66,7 @@ var tables = []object{
 	{"VIRTUAL TABLE", "sessionsearch_fts", `USING fts5(text, tokenize='sessionsearch',
 		content='sessionsearch_content', content_rowid='id')`},
 	// The index's terms, where a search looks up the other forms of its
-	// words (docs/search.md Q24); it holds no data of its own.
+	// words (docs/search.md Q28); it holds no data of its own.
 	{"VIRTUAL TABLE", "sessionsearch_vocab", `USING fts5vocab(sessionsearch_fts, row)`},
 }
 

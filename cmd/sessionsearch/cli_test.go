@@ -36,7 +36,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"search", "--db", db, "--limit", "-1", "x"}, `invalid value "-1" for flag -limit: limit must be an integer 1..25, got -1`},
 		{[]string{"search", "--db", db, "--order", "newest", "x"}, `invalid value "newest" for flag -order: order must be "relevance", "recent" or "blend", got "newest"`},
 		{[]string{"search", "--db", db, "--after", "2026-03-02T00:00:00Z", "--before", "2026-03-01T00:00:00Z", "x"}, `after must be earlier than before, got "2026-03-02T00:00:00Z" and before "2026-03-01T00:00:00Z"`},
-		{[]string{"search", "--db", db, "a*", "b"}, `QUERY: only the last term can be a prefix (word*), got "a*"`},
+		{[]string{"search", "--db", db, "--syntax", "literal", "a*", "b"}, `QUERY: only the last term can be a prefix (word*), got "a*"`},
 		{[]string{"search", "--db", "file:" + db + "?mode=ro", "x"}, `--db takes a file name, not a SQLite URI: got "file:`},
 		{[]string{"sessions", "--db", db, "--visibility", "some"}, `visibility must be "self", "tree", "agent" or "all", got "some"`},
 		{[]string{"mcp", "--db", db}, "mcp needs --caller KEY"},

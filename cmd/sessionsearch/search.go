@@ -30,7 +30,9 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	specs.FillDefaults(&opts)
+	// The answer options' defaults (docs/search.md Q31); the others are the
+	// store's, or the operator's (withOperator).
+	specs.Select("syntax", "match", "group").FillDefaults(&opts)
 	query, prefix, err := cliQuery(terms, opts.Syntax)
 	if err != nil {
 		return err
