@@ -9,6 +9,7 @@ require (
 
 require (
 	github.com/Rican7/retry v0.3.0 // indirect
+	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect

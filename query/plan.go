@@ -295,7 +295,7 @@ func allNgram(toks []string) bool {
 }
 
 // ngramPieces cuts a run of n-gram characters (folded, one per token) into
-// the pieces a relaxed search counts (docs/search.md Q26): its stopwords
+// the pieces a relaxed search counts (docs/search.md Q27): its stopwords
 // (the run's own script's list that holds most of the run) cut it first;
 // then each stretch longer than n characters gives its overlapping n-grams,
 // n being 2 for Han, kana and Hangul and 3 for Thai, Lao, Khmer and
