@@ -8,6 +8,9 @@ require (
 	github.com/sessionsearch/sessionsearch v0.0.0
 )
 
-require github.com/mattn/go-sqlite3 v1.14.53 // indirect
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/mattn/go-sqlite3 v1.14.53 // indirect
+)
 
 replace github.com/sessionsearch/sessionsearch => ../..
