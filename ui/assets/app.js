@@ -166,6 +166,12 @@ async function search(s, keyTime) {
     return;
   }
   const body = { query, prefix, limit: 25, snippetChars: 240, ...filters(s) };
+  // The search takes a list of agents; the activity, one.
+  if (body.agent) body.agent = [body.agent];
+  // People ask here as at the command line (docs/search.md Q31): the query
+  // language and relaxed matching, where the server's search takes them.
+  if (searchOptions.has('syntax')) body.syntax = 'query';
+  if (searchOptions.has('match')) body.match = 'relaxed';
   if (s.order) body.order = s.order;
   if (s.group && searchOptions.has('group')) body.group = 'session';
   try {
