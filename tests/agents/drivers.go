@@ -15,6 +15,7 @@ var agents = []Agent{
 	claudeCode("2.1.332"),
 	codex,
 	gemini,
+	qwenCode,
 	opencode,
 	openclaw,
 }
@@ -164,5 +165,28 @@ var openclaw = Agent{
 	},
 	Args: func(prompt string, resume bool) []string {
 		return []string{"agent", "--local", "--agent", "main", "--message", prompt}
+	},
+}
+
+// Qwen Code: a fork of Gemini CLI, on Node.js 24; its OpenAI-compatible
+// sign-in (--auth-type openai) with the model's base URL (Chat
+// Completions; reasoning_content is its thinking). --yolo lets it read
+// without asking; --continue resumes the directory's latest session.
+var qwenCode = Agent{
+	Name:    "qwen-code-0.24.4",
+	Store:   "qwen-code",
+	Program: nodeProgram(filepath.Join(modules, "@qwen-code/qwen-code/cli-entry.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read_file", Args: map[string]any{"file_path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		return []string{"OPENAI_API_KEY=scripted", "OPENAI_BASE_URL=" + r.Model + "/v1", "OPENAI_MODEL=scripted"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--auth-type", "openai", "--yolo", "-m", "scripted"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, prompt)
 	},
 }
