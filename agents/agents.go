@@ -37,6 +37,7 @@ const (
 	Goose      = "goose"
 	Cursor     = "cursor"
 	QwenCode   = "qwen-code"
+	Pi         = "pi"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

@@ -104,7 +104,7 @@ func TestQwenCodeRecords(t *testing.T) {
 		line(base("a3", "u2", "assistant")+`,"message":{"role":"model","parts":[{"text":"done guava"}]}}`)
 	dir := filepath.Join(t.TempDir(), ".qwen", "projects", "-w", "chats")
 	path := filepath.Join(dir, "0b8a4a57-6c40-4a0c-9d69-3a0e2c7f3f10.jsonl")
-	writeQwen(t, path, data)
+	writeTestFile(t, path, data)
 	trs, problems := qwenList(context.Background(), filepath.Dir(filepath.Dir(filepath.Dir(dir))), Env{})
 	if len(problems) != 0 || len(trs) != 1 {
 		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
@@ -141,16 +141,6 @@ func TestQwenCodeRecords(t *testing.T) {
 	}
 }
 
-func writeQwen(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // docs/agents/qwen-code.md AG40.
 func TestQwenCodeRoots(t *testing.T) {
 	for _, c := range []struct {
@@ -178,9 +168,9 @@ func TestQwenCodeClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeQwen(t, inStore, string(data))
+	writeTestFile(t, inStore, string(data))
 	elsewhere := filepath.Join(home, "copy", qwenSession+".jsonl")
-	writeQwen(t, elsewhere, string(data))
+	writeTestFile(t, elsewhere, string(data))
 	for _, path := range []string{
 		filepath.Join(home, ".qwen"), filepath.Join(home, ".qwen", "projects"), inStore, filepath.Dir(inStore),
 		elsewhere, qwenStore, filepath.Join(qwenStore, "projects"),

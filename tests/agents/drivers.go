@@ -16,6 +16,7 @@ var agents = []Agent{
 	codex,
 	gemini,
 	qwenCode,
+	pi,
 	opencode,
 	openclaw,
 }
@@ -184,6 +185,36 @@ var qwenCode = Agent{
 	},
 	Args: func(prompt string, resume bool) []string {
 		args := []string{"--auth-type", "openai", "--yolo", "-m", "scripted"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, prompt)
+	},
+}
+
+// Pi: its CLI on Node.js 24; a provider of the openai-completions kind with
+// the model's baseUrl in ~/.pi/agent/models.json (Chat Completions;
+// reasoning_content is its thinking); --offline keeps it from fetching at
+// start; -p runs one turn, --continue resumes the directory's latest
+// session.
+var pi = Agent{
+	Name:    "pi-0.73.1",
+	Store:   "pi",
+	Program: nodeProgram(filepath.Join(modules, "@mariozechner/pi-coding-agent/dist/cli.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read", Args: map[string]any{"path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".pi", "agent", "models.json"), map[string]any{
+			"providers": map[string]any{"scripted": map[string]any{
+				"baseUrl": r.Model + "/v1", "api": "openai-completions", "apiKey": "scripted",
+				"models": []any{map[string]any{"id": "scripted", "reasoning": true}},
+			}},
+		})
+		return nil
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--offline", "--provider", "scripted", "--model", "scripted", "-p"}
 		if resume {
 			args = append(args, "--continue")
 		}
