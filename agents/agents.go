@@ -38,6 +38,7 @@ const (
 	Cursor     = "cursor"
 	QwenCode   = "qwen-code"
 	Pi         = "pi"
+	Copilot    = "copilot"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

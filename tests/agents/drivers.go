@@ -17,6 +17,7 @@ var agents = []Agent{
 	gemini,
 	qwenCode,
 	pi,
+	copilot,
 	opencode,
 	openclaw,
 }
@@ -219,5 +220,30 @@ var pi = Agent{
 			args = append(args, "--continue")
 		}
 		return append(args, prompt)
+	},
+}
+
+// GitHub Copilot CLI: the native program of its Linux x64 package (what its
+// Node loader runs); its offline mode (COPILOT_OFFLINE) with a custom model
+// provider (BYOK: COPILOT_PROVIDER_BASE_URL, Chat Completions) needs no
+// GitHub sign-in. --allow-all-tools lets it read without asking; -p runs
+// one turn, --continue resumes the latest session.
+var copilot = Agent{
+	Name:    "copilot-1.0.102",
+	Store:   "copilot",
+	Program: nativeProgram("@github/copilot", "@github/copilot-linux-x64", "1.0.102", "copilot"),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "view", Args: map[string]any{"path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		return []string{"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false", "COPILOT_PROVIDER_BASE_URL=" + r.Model + "/v1",
+			"COPILOT_PROVIDER_API_KEY=scripted", "COPILOT_MODEL=scripted"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--allow-all-tools", "--disable-client-telemetry"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, "-p", prompt)
 	},
 }
