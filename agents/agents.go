@@ -1,9 +1,9 @@
 // Package agents reads the histories of coding agents other than OpenClaw
 // (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent, Aider, Cline,
-// Roo Code, Goose, Cursor) and turns each of their sessions into a transcript of
-// OpenClaw-shaped events, so that the store's active-path rule, search,
-// history, visibility and redaction apply to them unchanged
-// (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
+// Roo Code, Goose, Cursor, Qwen Code, Pi, GitHub Copilot CLI) and turns each
+// of their sessions into a transcript of OpenClaw-shaped events, so that the
+// store's active-path rule, search, history, visibility and redaction apply
+// to them unchanged (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
 // the caller makes read-only.
 //
 // Each format lives in a file of its own and registers a Format. A Format
@@ -36,6 +36,9 @@ const (
 	RooCode    = "roo-code"
 	Goose      = "goose"
 	Cursor     = "cursor"
+	QwenCode   = "qwen-code"
+	Pi         = "pi"
+	Copilot    = "copilot"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

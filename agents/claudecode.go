@@ -170,7 +170,7 @@ func ccSniff(path string) bool {
 		_, uuid := keys["uuid"]
 		_, parent := keys["parentUuid"]
 		if sid && (uuid || parent) {
-			return true
+			return !qwenLine(keys) // Qwen Code's records have both too
 		}
 	}
 	return false

@@ -90,3 +90,14 @@ func copyFile(t *testing.T, src, dst string) {
 func openReadOnly(path string) (*sql.DB, error) {
 	return sql.Open("sqlite3", "file:"+path+"?mode=ro")
 }
+
+// writeTestFile writes data to path, making its directory.
+func writeTestFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -15,6 +15,9 @@ var agents = []Agent{
 	claudeCode("2.1.332"),
 	codex,
 	gemini,
+	qwenCode,
+	pi,
+	copilot,
 	opencode,
 	openclaw,
 }
@@ -164,5 +167,83 @@ var openclaw = Agent{
 	},
 	Args: func(prompt string, resume bool) []string {
 		return []string{"agent", "--local", "--agent", "main", "--message", prompt}
+	},
+}
+
+// Qwen Code: a fork of Gemini CLI, on Node.js 24; its OpenAI-compatible
+// sign-in (--auth-type openai) with the model's base URL (Chat
+// Completions; reasoning_content is its thinking). --yolo lets it read
+// without asking; --continue resumes the directory's latest session.
+var qwenCode = Agent{
+	Name:    "qwen-code-0.24.4",
+	Store:   "qwen-code",
+	Program: nodeProgram(filepath.Join(modules, "@qwen-code/qwen-code/cli-entry.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read_file", Args: map[string]any{"file_path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		return []string{"OPENAI_API_KEY=scripted", "OPENAI_BASE_URL=" + r.Model + "/v1", "OPENAI_MODEL=scripted"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--auth-type", "openai", "--yolo", "-m", "scripted"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, prompt)
+	},
+}
+
+// Pi: its CLI on Node.js 24; a provider of the openai-completions kind with
+// the model's baseUrl in ~/.pi/agent/models.json (Chat Completions;
+// reasoning_content is its thinking); --offline keeps it from fetching at
+// start; -p runs one turn, --continue resumes the directory's latest
+// session.
+var pi = Agent{
+	Name:    "pi-0.73.1",
+	Store:   "pi",
+	Program: nodeProgram(filepath.Join(modules, "@mariozechner/pi-coding-agent/dist/cli.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read", Args: map[string]any{"path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".pi", "agent", "models.json"), map[string]any{
+			"providers": map[string]any{"scripted": map[string]any{
+				"baseUrl": r.Model + "/v1", "api": "openai-completions", "apiKey": "scripted",
+				"models": []any{map[string]any{"id": "scripted", "reasoning": true}},
+			}},
+		})
+		return nil
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--offline", "--provider", "scripted", "--model", "scripted", "-p"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, prompt)
+	},
+}
+
+// GitHub Copilot CLI: the native program of its Linux x64 package (what its
+// Node loader runs); its offline mode (COPILOT_OFFLINE) with a custom model
+// provider (BYOK: COPILOT_PROVIDER_BASE_URL, Chat Completions) needs no
+// GitHub sign-in. --allow-all-tools lets it read without asking; -p runs
+// one turn, --continue resumes the latest session.
+var copilot = Agent{
+	Name:    "copilot-1.0.102",
+	Store:   "copilot",
+	Program: nativeProgram("@github/copilot", "@github/copilot-linux-x64", "1.0.102", "copilot"),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "view", Args: map[string]any{"path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		return []string{"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false", "COPILOT_PROVIDER_BASE_URL=" + r.Model + "/v1",
+			"COPILOT_PROVIDER_API_KEY=scripted", "COPILOT_MODEL=scripted"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--allow-all-tools", "--disable-client-telemetry"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return append(args, "-p", prompt)
 	},
 }
