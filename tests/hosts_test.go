@@ -635,6 +635,7 @@ var (
 	// SQL functions (sqlite3_overload_function).
 	registeredAuxFunctions = []struct{ name, call string }{
 		{"sessionsearch_snippet", "sessionsearch_snippet(probe, 20)"},
+		{"sessionsearch_coverage", "sessionsearch_coverage(probe, x'00')"},
 	}
 	registeredTokenizers = []string{"sessionsearch"}
 )
