@@ -173,7 +173,7 @@ func TestConcurrentAppends(t *testing.T) {
 // nodes and all through the leader, and reports the requests refused and
 // the time from an append's first request to its acknowledgement:
 //
-//	cd dqlite && go test -tags "libsqlite3 sqlite_fts5" -run '^$' -bench ConcurrentAppends -benchtime 1x
+//	make cluster-load   # or, in dqlite/: go test -tags "libsqlite3 sqlite_fts5" -run '^$' -bench ConcurrentAppends -benchtime 1x
 func BenchmarkConcurrentAppends(b *testing.B) {
 	d := 60 * time.Second
 	if s := os.Getenv("SESSIONSEARCH_LOAD_SECONDS"); s != "" {
