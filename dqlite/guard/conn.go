@@ -91,7 +91,7 @@ func (c *conn) write(ctx context.Context, query string, run func() (driver.Resul
 		c.rollback()
 		return nil, err
 	}
-	return res, c.commit(ctx)
+	return res, c.commit()
 }
 
 // begin begins a transaction: one that writes with BEGIN IMMEDIATE, after
@@ -130,14 +130,24 @@ func (c *conn) end() {
 	}
 }
 
+// commitWait bounds the wait for a COMMIT's answer. The leader answers
+// once a majority of the nodes has the write, or once it lost its
+// leadership (within an election timeout), so only a leader gone from the
+// network makes the wait this long.
+const commitWait = time.Minute
+
 // commit ends the transaction. A COMMIT that SQLite refused wrote nothing,
 // and the transaction is rolled back; any other failure leaves it unknown
-// whether the write is in the cluster.
-func (c *conn) commit(ctx context.Context) error {
+// whether the write is in the cluster. Once sent, a COMMIT is waited for
+// past the caller's deadline, up to commitWait: its write goes on either
+// way, and an answer is worth more than a deadline met with "unknown".
+func (c *conn) commit() error {
 	e, ok := c.inner.(driver.ExecerContext)
 	if !ok {
 		return errNoContext
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitWait)
+	defer cancel()
 	err := whileBusy(ctx, func() error { _, err := e.ExecContext(ctx, "COMMIT", nil); return err })
 	if err == nil {
 		c.end()
@@ -221,7 +231,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := c.begin(ctx, !opts.ReadOnly); err != nil {
 		return nil, err
 	}
-	return &tx{conn: c, ctx: ctx}, nil
+	return &tx{conn: c}, nil
 }
 
 func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
@@ -242,18 +252,14 @@ func (c *conn) ResetSession(ctx context.Context) error {
 
 func (c *conn) IsValid() bool { return !c.broken }
 
-// tx is a transaction of BeginTx. Its COMMIT waits under the context of
-// BeginTx, the caller's bound on the whole transaction.
-type tx struct {
-	conn *conn
-	ctx  context.Context
-}
+// tx is a transaction of BeginTx.
+type tx struct{ conn *conn }
 
 func (t *tx) Commit() error {
 	if t.conn.broken {
 		return driver.ErrBadConn // nothing was sent: the leader rolled it back
 	}
-	return t.conn.commit(t.ctx)
+	return t.conn.commit()
 }
 
 func (t *tx) Rollback() error {
