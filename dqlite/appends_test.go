@@ -34,6 +34,31 @@ func (r *loadResult) refusedCount() int {
 	return n
 }
 
+// refusedWith counts the refusals whose "status code" key starts with prefix.
+func (r *loadResult) refusedWith(prefix string) int {
+	n := 0
+	for k, v := range r.refused {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
+
+// positiveEnv reads the positive whole number in the environment variable
+// name, or def when it is unset.
+func positiveEnv(t testing.TB, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive whole number", name, s)
+	}
+	return n
+}
+
 func quantile(d []time.Duration, q float64) time.Duration {
 	if len(d) == 0 {
 		return 0
@@ -168,28 +193,27 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 }
 
-// BenchmarkConcurrentAppends runs TestConcurrentAppends's load for
+// BenchmarkConcurrentAppends runs TestConcurrentAppends's load with
+// SESSIONSEARCH_LOAD_CLIENTS clients (default 4) for
 // SESSIONSEARCH_LOAD_SECONDS (default 60) per iteration, through random
-// nodes and all through the leader, and reports the requests refused and
-// the time from an append's first request to its acknowledgement:
+// nodes and all through the leader, and reports the requests refused (and
+// of them the 500s and 503s) and the time from an append's first request to
+// its acknowledgement:
 //
 //	make cluster-load   # or, in dqlite/: go test -tags "libsqlite3 sqlite_fts5" -run '^$' -bench ConcurrentAppends -benchtime 1x
 func BenchmarkConcurrentAppends(b *testing.B) {
-	d := 60 * time.Second
-	if s := os.Getenv("SESSIONSEARCH_LOAD_SECONDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("SESSIONSEARCH_LOAD_SECONDS=%q: want a positive number of seconds", s)
-		}
-		d = time.Duration(n) * time.Second
-	}
+	seconds := positiveEnv(b, "SESSIONSEARCH_LOAD_SECONDS", 60)
+	clients := positiveEnv(b, "SESSIONSEARCH_LOAD_CLIENTS", 4)
+	d := time.Duration(seconds) * time.Second
 	c := newCluster(b, 3)
 	for _, leaderOnly := range []bool{false, true} {
 		b.Run(map[bool]string{false: "random-nodes", true: "leader"}[leaderOnly], func(b *testing.B) {
 			for b.Loop() {
-				res := appendLoad(b, c, 4, d, leaderOnly)
-				b.Logf("4 clients × %v: %v", d, res)
+				res := appendLoad(b, c, clients, d, leaderOnly)
+				b.Logf("%d clients × %v: %v", clients, d, res)
 				b.ReportMetric(float64(res.refusedCount()), "refused")
+				b.ReportMetric(float64(res.refusedWith("500 ")), "status-500")
+				b.ReportMetric(float64(res.refusedWith("503 ")), "status-503")
 				b.ReportMetric(float64(len(res.appends)), "appends")
 				b.ReportMetric(float64(quantile(res.appends, 0.5).Microseconds())/1000, "ack-p50-ms")
 				b.ReportMetric(float64(quantile(res.appends, 0.99).Microseconds())/1000, "ack-p99-ms")
