@@ -17,7 +17,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test test-agents bench bench-quality bench-quality-locomo bench-quality-latency soak fuzz deps build-deps check generate clean cluster redact-coverage
+.PHONY: all demo test test-agents bench bench-quality bench-quality-locomo bench-quality-latency soak fuzz deps build-deps check generate clean cluster redact-coverage cluster-load
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -64,6 +64,16 @@ cluster: bin/sessionsearch-dqlite
 
 bin/sessionsearch-dqlite: $(SOURCES) dqlite/go.mod dqlite/go.sum
 	cd dqlite && $(GO) build -tags "$(DQLITE_TAGS)" -ldflags "$(LDFLAGS)" -o ../$@ ./cmd/sessionsearch-dqlite
+
+# The cluster under concurrent appends (docs/cluster.md K10): CLUSTER_LOAD_CLIENTS
+# clients (default 4) for CLUSTER_LOAD_SECONDS (default 60) through random
+# nodes, then all through the leader; it reports the requests refused (500s
+# and 503s apart) and the latencies.
+CLUSTER_LOAD_SECONDS ?= 60
+CLUSTER_LOAD_CLIENTS ?= 4
+cluster-load:
+	cd dqlite && SESSIONSEARCH_LOAD_SECONDS=$(CLUSTER_LOAD_SECONDS) SESSIONSEARCH_LOAD_CLIENTS=$(CLUSTER_LOAD_CLIENTS) $(GO) test -tags "$(DQLITE_TAGS)" -run '^$$' \
+		-bench ConcurrentAppends -benchtime 1x -count=1 -v -timeout 30m .
 
 # What a change must keep: gofmt'd sources, a clean vet, and generated
 # tables equal to what their generators make from the pinned sources: the

@@ -407,7 +407,9 @@ func BenchmarkReconcileSpilled(b *testing.B) {
 
 // docs/store.md S16: migrate and reconcile wait for another connection's
 // write transaction, as SQLite's own statements do under the busy timeout,
-// instead of failing at once with "database is locked".
+// instead of failing at once with "database is locked": through the
+// driver, and as plain SQL in autocommit mode. Only a call after a read in
+// the same transaction cannot wait, and its error says what to do.
 func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {
 	db, ctx := openStore(t)
 	if err := db.AddSession(ctx, driver.Session{Key: "agent:main:main"}); err != nil {
@@ -418,17 +420,23 @@ func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	bigSession(t, ctx, conn, "agent:main:pending", 10, 2)
-	for _, step := range []struct {
+	// An index of another version gives migrate something to write.
+	oldIndex := `UPDATE sessionsearch_meta SET value = '0.0' WHERE key = 'index_version'`
+	sqlValue := func(query string) func() error {
+		return func() error { var v string; return db.QueryRowContext(ctx, query).Scan(&v) }
+	}
+	for i, step := range []struct {
 		name    string
 		prepare string // run before the other connection takes the lock
 		run     func() error
 	}{
-		{"reconcile", "", func() error { _, err := db.Reconcile(ctx, time.Second); return err }},
-		// An index of another version gives migrate something to write.
-		{"migrate", `UPDATE sessionsearch_meta SET value = '0.0' WHERE key = 'index_version'`,
-			func() error { _, err := db.Migrate(ctx); return err }},
+		{"driver.Reconcile", "", func() error { _, err := db.Reconcile(ctx, time.Second); return err }},
+		{"SELECT sessions_reconcile", "", sqlValue(`SELECT sessions_reconcile(1000)`)},
+		{"driver.Migrate", oldIndex, func() error { _, err := db.Migrate(ctx); return err }},
+		{"SELECT sessionsearch_migrate", oldIndex, sqlValue(`SELECT sessionsearch_migrate()`)},
 	} {
+		pending := fmt.Sprintf("agent:main:pending-%d", i)
+		bigSession(t, ctx, conn, pending, 10, 2)
 		if step.prepare != "" {
 			if _, err := db.Exec(step.prepare); err != nil {
 				t.Fatal(err)
@@ -441,19 +449,28 @@ func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {
 		if _, err := writer.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := writer.ExecContext(ctx, `INSERT INTO sessions(session_key) VALUES (?1)`, "agent:main:"+step.name); err != nil {
+		if _, err := writer.ExecContext(ctx, `INSERT INTO sessions(session_key) VALUES (?1)`, fmt.Sprintf("agent:main:writer-%d", i)); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		if step.name == "reconcile" {
-			// Plain SQL cannot wait from inside its SELECT: the error says
-			// what to do.
-			var out string
-			err := db.QueryRowContext(ctx, `SELECT sessions_reconcile(10)`).Scan(&out)
-			if err == nil || !strings.Contains(err.Error(), "database is locked (another connection is writing: run this inside BEGIN IMMEDIATE") {
-				t.Fatalf("sessions_reconcile outside BEGIN IMMEDIATE under a writer: %v", err)
+		if i == 0 {
+			// After a read in its transaction, SQLite cannot wait: the
+			// error says what to do.
+			reader, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
 			}
+			var n int
+			var out string
+			reader.ExecContext(ctx, `BEGIN`)
+			reader.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
+			err = reader.QueryRowContext(ctx, `SELECT sessions_reconcile(10)`).Scan(&out)
+			if err == nil || !strings.Contains(err.Error(), "database is locked (another connection is writing: this connection's busy timeout ran out, or this call came after a read") {
+				t.Fatalf("sessions_reconcile after a read in a transaction, under a writer: %v", err)
+			}
+			reader.ExecContext(ctx, `ROLLBACK`)
+			reader.Close()
 		}
+		done := make(chan error, 1)
 		go func() { done <- step.run() }()
 		time.Sleep(300 * time.Millisecond)
 		select {
@@ -468,8 +485,10 @@ func TestMigrateAndReconcileWaitForAWriter(t *testing.T) {
 			t.Fatalf("%s after the writer committed: %v", step.name, err)
 		}
 		writer.Close()
-	}
-	if st, err := db.IndexStatus(ctx); err != nil || st.PendingSessions != 0 {
-		t.Fatalf("after reconcile: %+v, %v", st, err)
+		if step.prepare == "" {
+			if st, err := db.IndexStatus(ctx); err != nil || st.PendingSessions != 0 {
+				t.Fatalf("after %s: %+v, %v", step.name, st, err)
+			}
+		}
 	}
 }

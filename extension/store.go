@@ -225,13 +225,15 @@ func fnReplacing(c *call) error {
 	return nil
 }
 
-// busyHint says how to wait for another writer: a function that writes from
-// inside a SELECT cannot, since SQLite does not wait to turn a read
-// transaction into a write one (docs/store.md S16).
+// busyHint says how to wait for another writer. A function that writes
+// takes the write lock first and so waits under the busy timeout when its
+// connection has no transaction yet; it cannot once its transaction or
+// statement has read the database, since SQLite does not wait to turn a
+// read transaction into a write one (docs/store.md S16).
 func busyHint(err error) error {
 	var se *sqliteErr
 	if errors.As(err, &se) && se.code&0xff == sqliteBusy {
-		return &sqliteErr{code: se.code, msg: se.msg + " (another connection is writing: run this inside BEGIN IMMEDIATE, which waits for it under the busy timeout)"}
+		return &sqliteErr{code: se.code, msg: se.msg + " (another connection is writing: this connection's busy timeout ran out, or this call came after a read in the same transaction or statement, which SQLite cannot wait from; set PRAGMA busy_timeout and call the function alone, or inside BEGIN IMMEDIATE)"}
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -14,7 +15,10 @@ import (
 
 // Client pushes to a service of this package: appends and watermarks,
 // with retries. Appends are idempotent (docs/serve.md H6), so a request
-// whose answer was lost is simply sent again.
+// whose answer was lost is simply sent again: after a 504 outcome_unknown
+// or a connection that failed once the request was on its way, the same
+// request is sent again, and if no attempt settles it the error says so
+// (OutcomeUnknown; docs/serve.md H21).
 type Client struct {
 	URL   string       // e.g. http://127.0.0.1:8420
 	Token string       // a write token
@@ -68,42 +72,52 @@ func (c *Client) do(ctx context.Context, method, path string, data []byte, out a
 	}
 	url := strings.TrimSuffix(c.URL, "/") + path
 	var last error
+	unknown := false // an attempt may have been applied
 	for i := 0; i < attempts; i++ {
 		if i > 0 {
 			select {
 			case <-ctx.Done():
-				return ctx.Err()
+				return settled(unknown, ctx.Err())
 			case <-time.After(wait):
 			}
 			wait = min(2*wait, 5*time.Second)
 		}
-		var retry bool
-		retry, last = c.once(ctx, httpc, method, url, data, out)
+		var retry, maybe bool
+		retry, maybe, last = c.once(ctx, httpc, method, url, data, out)
+		unknown = unknown || maybe
 		if !retry {
+			if last != nil && ctx.Err() != nil {
+				return settled(unknown, last)
+			}
 			return last
 		}
 	}
-	return fmt.Errorf("%s: gave up after %d attempts: %w", url, attempts, last)
+	return settled(unknown, fmt.Errorf("%s: gave up after %d attempts: %w", url, attempts, last))
 }
 
-func (c *Client) once(ctx context.Context, httpc *http.Client, method, url string, data []byte, out any) (retry bool, err error) {
+// once sends the request once. maybe says that it may have been applied
+// although no answer says so: 504 outcome_unknown, or a connection that
+// failed after it was made.
+func (c *Client) once(ctx context.Context, httpc *http.Client, method, url string, data []byte, out any) (retry, maybe bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	resp, err := httpc.Do(req)
 	if err != nil {
-		return ctx.Err() == nil, err
+		var op *net.OpError
+		sent := !(errors.As(err, &op) && op.Op == "dial")
+		return ctx.Err() == nil, sent, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return true, err
+		return true, true, err
 	}
 	if resp.StatusCode == http.StatusOK {
-		return false, json.Unmarshal(answer, out)
+		return false, false, json.Unmarshal(answer, out)
 	}
 	var e struct {
 		Error *Error `json:"error"`
@@ -113,10 +127,40 @@ func (c *Client) once(ctx context.Context, httpc *http.Client, method, url strin
 	}
 	e.Error.Status = resp.StatusCode
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true, e.Error
+	case http.StatusGatewayTimeout:
+		return true, true, e.Error
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable:
+		return true, false, e.Error
 	}
-	return false, e.Error
+	return false, false, e.Error
+}
+
+// unsettled is a failed request that may have been applied.
+type unsettled struct{ err error }
+
+func (u *unsettled) Error() string {
+	return u.err.Error() + " (the request may or may not have been applied: send it again)"
+}
+
+func (u *unsettled) Unwrap() error { return u.err }
+
+func settled(unknown bool, err error) error {
+	if unknown {
+		return &unsettled{err}
+	}
+	return err
+}
+
+// OutcomeUnknown reports whether err, from a Client, leaves it open whether
+// the request was applied: an attempt was answered 504 outcome_unknown, or
+// its connection failed once the request was on its way, and no later
+// attempt settled it. Such a request is neither done nor refused: send it
+// again (appends are idempotent by sessionKey and seq). Any other error
+// from a Client is the service's answer to the request, or a refusal that
+// wrote nothing (docs/serve.md H20, H21).
+func OutcomeUnknown(err error) bool {
+	var u *unsettled
+	return errors.As(err, &u)
 }
 
 // ErrorCode returns the code of a refusal from the service, or "".

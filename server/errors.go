@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Error is an answer that is not a success: an HTTP status and the JSON
@@ -43,7 +44,7 @@ func writeError(w http.ResponseWriter, e *Error) {
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sessionsearch"`)
 	}
-	if e.Status == http.StatusServiceUnavailable {
+	if e.Status == http.StatusServiceUnavailable || e.Status == http.StatusGatewayTimeout {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, e.Status, body)
@@ -56,4 +57,15 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	w.Write(body)
 	w.Write([]byte("\n"))
+}
+
+// locked reports SQLite's SQLITE_BUSY and SQLITE_LOCKED, by their messages,
+// which every driver passes on: another connection held a lock for longer
+// than the connection waits. The statement did nothing, and the same
+// request later may succeed: it is answered 503, never 500 (docs/serve.md
+// H20).
+func locked(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "database table is locked") ||
+		strings.Contains(msg, "database schema is locked")
 }

@@ -36,8 +36,15 @@ type Options struct {
 	AccessLog *slog.Logger
 	// Unavailable reports database errors that mean "try again" (a cluster
 	// without quorum, a node that is not the leader): they are answered 503
-	// instead of 500. Nil treats no error so.
+	// instead of 500. Nil treats no error so. SQLite's "database is locked"
+	// is always answered so.
 	Unavailable func(error) bool
+	// OutcomeUnknown reports database errors of a write whose commit was
+	// sent and got no answer (a cluster that lost its quorum meanwhile):
+	// they are answered 504 outcome_unknown (docs/serve.md H20). Nil
+	// treats no error so: a commit to an SQLite file either happens or
+	// fails.
+	OutcomeUnknown func(error) bool
 	// Ready, if set, is asked by /readyz after the database answered.
 	Ready func(context.Context) error
 	// RateLimit is how many requests per second one token may make on
@@ -234,14 +241,19 @@ func (h *Handler) limit(c *call) *Error {
 			c.grant.Caller, h.opts.RateLimit, max(h.opts.RateBurst, 1), seconds))
 }
 
-// dbError answers an error of the database that is not the request's fault.
+// dbError answers an error of the database that is not the request's
+// fault. Every answer but 504 means that the request wrote nothing
+// (docs/serve.md H3, H20).
 func (h *Handler) dbError(ctx context.Context, err error) *Error {
 	switch {
+	case h.opts.OutcomeUnknown != nil && h.opts.OutcomeUnknown(err):
+		return fail(http.StatusGatewayTimeout, "outcome_unknown", "", nil,
+			"the write was sent to be committed and no answer came: it may or may not be stored; send the same request again: "+err.Error())
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fail(http.StatusServiceUnavailable, "timeout", "", nil,
-			fmt.Sprintf("the request took longer than %s", h.opts.RequestTimeout))
-	case h.opts.Unavailable != nil && h.opts.Unavailable(err):
-		return fail(http.StatusServiceUnavailable, "unavailable", "", nil, "the database is unavailable: "+err.Error())
+			fmt.Sprintf("the request took longer than %s; nothing was written", h.opts.RequestTimeout))
+	case locked(err) || h.opts.Unavailable != nil && h.opts.Unavailable(err):
+		return fail(http.StatusServiceUnavailable, "unavailable", "", nil, "the database is unavailable, nothing was written: "+err.Error())
 	}
 	return fail(http.StatusInternalServerError, "internal", "", nil, "database error: "+err.Error())
 }

@@ -54,8 +54,22 @@ type Stmt interface {
 // atomically runs fn inside a savepoint: its writes all happen or, when it
 // fails, none. A function called from a SELECT has no statement transaction
 // of its own to roll back.
-func atomically(c Conn, fn func() error) error {
+//
+// The savepoint's first statement takes the write lock (m.writeLock): a
+// function called in autocommit mode from a SELECT that reads no table
+// (SELECT sessions_reconcile(100)) has no transaction yet, and SQLite then
+// waits for the lock under the connection's busy timeout, as BEGIN
+// IMMEDIATE does. Were its first statement a read, the later write would
+// have to turn a read transaction into a write one, which SQLite never
+// waits for: "database is locked" at once whenever another connection
+// writes (docs/store.md S16).
+func atomically(c Conn, m meta, fn func() error) error {
 	if err := c.Exec(`SAVEPOINT sessionsearch`); err != nil {
+		return err
+	}
+	if err := c.Exec(m.writeLock()); err != nil {
+		c.Exec(`ROLLBACK TO sessionsearch`)
+		c.Exec(`RELEASE sessionsearch`)
 		return err
 	}
 	if err := fn(); err != nil {

@@ -121,7 +121,7 @@ type LoadResult struct {
 // aborted transcript leaves nothing and is reported to f.Loaded.
 func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 	var res LoadResult
-	if err := writable(c); err != nil {
+	if _, err := writable(c); err != nil {
 		return res, err
 	}
 	l := &loader{s: s, c: c, f: f, res: &res}

@@ -20,21 +20,36 @@ func Migrate(c Conn) (int, error) {
 	if v, err := strconv.Atoi(meta.schema); err == nil && v > SchemaVersion {
 		return 0, fmt.Errorf("this database's transcript store has schema %d, written by a newer sessionsearch; this build knows schema %d and leaves it unchanged: use a newer build", v, SchemaVersion)
 	}
-	return SchemaVersion, atomically(c, func() error { return migrate(c, meta) })
+	return SchemaVersion, atomically(c, meta, func() error { return migrate(c, meta) })
 }
 
 // meta is what sessionsearch_meta records; all "" before the store existed.
 type meta struct {
 	exists        bool // the store's tables exist
+	metaTable     bool // sessionsearch_meta exists
 	schema, index string
 	digest        string
 	path          string // the path rule's version (PathVersion)
 }
 
+// writeLock is a statement that takes the write lock and changes nothing:
+// an update of no row of sessionsearch_meta, or, before that table exists,
+// its creation, the first thing migrate would create (see atomically).
+func (m meta) writeLock() string {
+	if m.metaTable {
+		return `UPDATE sessionsearch_meta SET value = value WHERE 0`
+	}
+	return metaTable.create()
+}
+
 func readMeta(c Conn) (meta, error) {
 	var m meta
-	err := c.Query(`SELECT 1 FROM sqlite_schema WHERE name = 'sessionsearch_sessions'`,
-		func(Row) error { m.exists = true; return nil })
+	err := c.Query(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('sessionsearch_sessions', 'sessionsearch_meta')`,
+		func(r Row) error {
+			m.exists = m.exists || r.Text(0) == "sessionsearch_sessions"
+			m.metaTable = m.metaTable || r.Text(0) == "sessionsearch_meta"
+			return nil
+		})
 	if err != nil || !m.exists {
 		return m, err
 	}

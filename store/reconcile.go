@@ -514,10 +514,16 @@ type ReconcileResult struct {
 // the work of one (docs/store.md S9).
 func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 	var res ReconcileResult
-	if err := writable(c); err != nil {
+	m, err := writable(c)
+	if err != nil {
 		return res, err
 	}
-	err := atomically(c, func() error {
+	// Nothing pending, nothing to write: no write lock to wait for, and a
+	// database that this connection may only read stays unwritten.
+	if res.Pending, err = PendingSessions(c); err != nil || res.Pending == 0 {
+		return res, err
+	}
+	err = atomically(c, m, func() error {
 		for {
 			var sid int64 = -1
 			var key string
@@ -555,20 +561,20 @@ func (s *State) Reconcile(c Conn, deadline time.Time) (ReconcileResult, error) {
 }
 
 // writable checks that c's database has a store whose index this build
-// may change (docs/store.md S12).
-func writable(c Conn) error {
+// may change (docs/store.md S12), and returns what its meta table says.
+func writable(c Conn) (meta, error) {
 	m, err := readMeta(c)
 	if err != nil {
-		return err
+		return m, err
 	}
 	if !m.exists {
-		return fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
+		return m, fmt.Errorf("no transcript store in this database (run SELECT sessionsearch_migrate() first)")
 	}
 	if m.index != IndexVersion {
-		return fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
+		return m, fmt.Errorf("the search index was built by another version of sessionsearch (index version %q, this build %q): run SELECT sessionsearch_migrate() first",
 			m.index, IndexVersion)
 	}
-	return nil
+	return m, nil
 }
 
 // reconcileSession advances the rebuild of one pending session until it is

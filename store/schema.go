@@ -33,6 +33,10 @@ type object struct {
 	def  string // what follows the name in CREATE
 }
 
+// metaTable records the store's versions; its creation is the first write
+// of a migration (meta.writeLock).
+var metaTable = object{"TABLE", "sessionsearch_meta", `(key TEXT PRIMARY KEY, value) WITHOUT ROWID`}
+
 func (o object) create() string {
 	return "CREATE " + o.kind + " IF NOT EXISTS " + o.name + " " + o.def
 }
@@ -52,7 +56,7 @@ var tables = []object{
 		seq         INTEGER NOT NULL,
 		event       TEXT NOT NULL,
 		PRIMARY KEY (session_key, seq))`},
-	{"TABLE", "sessionsearch_meta", `(key TEXT PRIMARY KEY, value) WITHOUT ROWID`},
+	metaTable,
 	// One row per session: its number and indexing state. rebuilt_seq:
 	// NULL when every event has its entry; for events that predate the
 	// store, the seq up to which Reconcile has read them.

@@ -48,7 +48,7 @@ func BenchmarkHostIndexBuild(b *testing.B) {
 			b.Run(s.name+"/"+h.name, func(b *testing.B) {
 				var ours, ref float64 // milliseconds
 				for b.Loop() {
-					r := h.run(script, true, false)
+					r := h.run(":memory:", script, true, false)
 					if r.failed != nil || len(r.errs) > 0 {
 						b.Fatalf("%s: %v %v", h.name, r.failed, r.errs)
 					}

@@ -111,10 +111,10 @@ func errorSummary(out []byte) []byte {
 // values joined by `|`, NULL as nothing, integers in decimal, text as is.
 type host struct {
 	name string
-	// run runs script; load says whether to load the extension (the go host
-	// always has it). It stops at the first failing statement unless
-	// keepGoing.
-	run func(script string, load, keepGoing bool) result
+	// run runs script on the database db (a file, or ":memory:"); load
+	// says whether to load the extension (the go host always has it). It
+	// stops at the first failing statement unless keepGoing.
+	run func(db, script string, load, keepGoing bool) result
 }
 
 // result is what a host printed, and the failing statements by line.
@@ -164,7 +164,7 @@ func runProcess(cmd *exec.Cmd, script string, keepGoing bool) result {
 	return r
 }
 
-func runShell(script string, load, keepGoing bool) result {
+func runShell(db, script string, load, keepGoing bool) result {
 	args := []string{"-batch"}
 	if !keepGoing {
 		args = append(args, "-bail")
@@ -172,11 +172,11 @@ func runShell(script string, load, keepGoing bool) result {
 	if load {
 		args = append(args, "-cmd", ".load '"+extension+"'")
 	}
-	return runProcess(exec.Command("sqlite3", append(args, ":memory:")...), script, keepGoing)
+	return runProcess(exec.Command("sqlite3", append(args, db)...), script, keepGoing)
 }
 
-func runPython(script string, load, keepGoing bool) result {
-	args := []string{filepath.Join("hosts", "run_sql.py"), ""}
+func runPython(db, script string, load, keepGoing bool) result {
+	args := []string{filepath.Join("hosts", "run_sql.py"), "", "--db", db}
 	if load {
 		args[1] = extension
 	}
@@ -186,8 +186,8 @@ func runPython(script string, load, keepGoing bool) result {
 	return runProcess(exec.Command(pythonPath, args...), script, keepGoing)
 }
 
-func runNode(script string, load, keepGoing bool) result {
-	args := []string{filepath.Join("node", "run_sql.js"), ""}
+func runNode(db, script string, load, keepGoing bool) result {
+	args := []string{filepath.Join("node", "run_sql.js"), "", "--db", db}
 	if load {
 		args[1] = extension + ".so"
 	}
@@ -199,13 +199,13 @@ func runNode(script string, load, keepGoing bool) result {
 
 // runGo runs script on one connection of the driver, which links the
 // extension statically and so always has it.
-func runGo(script string, load, keepGoing bool) result {
+func runGo(dbPath, script string, load, keepGoing bool) result {
 	r := result{errs: map[int]string{}}
 	if !load {
 		r.failed = errors.New("the go host always has the extension: the driver links it into every connection")
 		return r
 	}
-	db, err := sql.Open(driver.DriverName, ":memory:")
+	db, err := sql.Open(driver.DriverName, dbPath)
 	if err != nil {
 		r.failed = err
 		return r
@@ -266,7 +266,8 @@ func queryInto(out *bytes.Buffer, db *sql.DB, stmt string) error {
 	return rows.Err()
 }
 
-// runAll runs script in every host at once.
+// runAll runs script in every host at once, each on a database of its own
+// in memory.
 func runAll(script string, load, keepGoing bool, hs []host) []result {
 	results := make([]result, len(hs))
 	var wg sync.WaitGroup
@@ -274,7 +275,7 @@ func runAll(script string, load, keepGoing bool, hs []host) []result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = h.run(script, load, keepGoing)
+			results[i] = h.run(":memory:", script, load, keepGoing)
 		}()
 	}
 	wg.Wait()

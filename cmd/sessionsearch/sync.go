@@ -175,6 +175,9 @@ func pusher(e *env, to, tokenFile string) (func(context.Context, *driver.DB) err
 	client := &server.Client{URL: strings.TrimRight(to, "/"), Token: token}
 	return func(ctx context.Context, db *driver.DB) error {
 		st, err := server.Push(ctx, db.DB, client, server.PushOptions{})
+		if server.OutcomeUnknown(err) {
+			return fmt.Errorf("push to %s: %w; the next sync sends it again, and the service keeps one copy", to, err)
+		}
 		if err != nil {
 			return fmt.Errorf("push to %s: %w (what was sent stays; the next sync goes on from there)", to, err)
 		}

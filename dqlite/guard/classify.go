@@ -8,7 +8,9 @@
 // Check classifies one statement for one path, from its tokens (strings,
 // quoted names and comments are skipped, never matched); Connector wraps a
 // database/sql connector so that every Exec and Query passes Check first and
-// a refused statement never reaches the cluster. The package is pure Go.
+// a refused statement never reaches the cluster, so that a write waits for
+// the leader's write lock instead of failing (K10), and so that a failed
+// write says whether it may be in the cluster (K11). The package is pure Go.
 package guard
 
 import (
@@ -50,6 +52,15 @@ var writingStatements = map[string]bool{
 	"REINDEX": true, "ANALYZE": true, "ATTACH": true, "DETACH": true,
 }
 
+// transactionControl are the first keywords of the statements that begin or
+// end a transaction or a savepoint.
+var transactionControl = map[string]bool{"BEGIN": true, "COMMIT": true, "END": true, "ROLLBACK": true, "SAVEPOINT": true, "RELEASE": true}
+
+// outsideTransaction are the first keywords of the statements that SQLite
+// runs only outside a transaction, or that do nothing inside one (most
+// pragmas): the guard sends them alone instead of inside BEGIN IMMEDIATE.
+var outsideTransaction = map[string]bool{"PRAGMA": true, "VACUUM": true, "ATTACH": true, "DETACH": true}
+
 // refusedPragmas are refused on both paths: a manual checkpoint makes a
 // dqlite node exit, and dqlite owns the journal (docs/cluster.md K4).
 var refusedPragmas = map[string]bool{"wal_checkpoint": true, "journal_mode": true, "wal_autocheckpoint": true}
@@ -63,7 +74,7 @@ var readingPragmas = map[string]bool{
 // Error is a refused statement.
 type Error struct {
 	Path    Path
-	Rule    string // docs/cluster.md rule: K1, K2, K3 or K4
+	Rule    string // docs/cluster.md rule: K1, K2, K4 or K10
 	Name    string // the function, keyword or pragma that was refused
 	Message string
 }
@@ -76,6 +87,12 @@ func Check(path Path, statement string) error {
 	toks := tokens(statement)
 	if len(toks) == 0 {
 		return nil
+	}
+	// The connection runs transactions itself (K10): BeginTx takes the write
+	// lock with BEGIN IMMEDIATE and waits for it, and only its COMMIT may
+	// leave a write's outcome unknown (K11).
+	if transactionControl[toks[0].word] {
+		return &Error{path, "K10", toks[0].word, fmt.Sprintf("%s is refused: the guard runs the transactions itself, so that a write waits for the write lock and its outcome is known; use BeginTx, then Commit or Rollback", toks[0].word)}
 	}
 	// Pragmas first: their names are not function calls.
 	if toks[0].word == "PRAGMA" {
@@ -128,6 +145,13 @@ func Check(path Path, statement string) error {
 		return &Error{path, "K2", "RETURNING", "a RETURNING clause returns rows, and an exec that returns a row fails with \"another row available\" after its write replicated: send the statement without RETURNING and read the row with a query"}
 	}
 	return nil
+}
+
+// alone reports whether the statement is one that the guard sends on its
+// own, outside a transaction (outsideTransaction).
+func alone(statement string) bool {
+	toks := tokens(statement)
+	return len(toks) == 0 || outsideTransaction[toks[0].word]
 }
 
 func isWriting(fn string) bool {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestCheck is the table of docs/cluster.md K1, K2 and K4: which statements
+// TestCheck is the table of docs/cluster.md K1, K2, K4 and K10: which statements
 // each path refuses, by which rule, naming what.
 func TestCheck(t *testing.T) {
 	tests := []struct {
@@ -53,6 +53,16 @@ func TestCheck(t *testing.T) {
 		{Query, `pragma main.wal_checkpoint`, "K4", "wal_checkpoint"},
 		{Exec, `PRAGMA journal_mode = DELETE`, "K4", "journal_mode"},
 		{Exec, ``, "", ""},
+		// K10: the guard runs the transactions.
+		{Exec, `BEGIN`, "K10", "BEGIN"},
+		{Exec, `begin immediate transaction`, "K10", "BEGIN"},
+		{Exec, `COMMIT`, "K10", "COMMIT"},
+		{Exec, `END TRANSACTION`, "K10", "END"},
+		{Exec, `ROLLBACK`, "K10", "ROLLBACK"},
+		{Exec, `SAVEPOINT s1`, "K10", "SAVEPOINT"},
+		{Exec, `RELEASE s1`, "K10", "RELEASE"},
+		{Query, `BEGIN`, "K10", "BEGIN"},
+		{Exec, `INSERT INTO t(a) VALUES ('begin')`, "", ""},
 	}
 	for _, tt := range tests {
 		err := Check(tt.path, tt.statement)

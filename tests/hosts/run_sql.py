@@ -1,18 +1,18 @@
 #!/usr/bin/python3
 """Runs SQL in Python's sqlite3 module, for tests/hosts_test.go.
 
-Usage: /usr/bin/python3 run_sql.py EXTENSION [--keep-going] < file.sql
+Usage: /usr/bin/python3 run_sql.py EXTENSION [--db PATH] [--keep-going] < file.sql
 
 Loads EXTENSION (a path without its suffix; "" loads nothing) into an
-in-memory database and runs the SQL on stdin one statement per line,
-skipping blank lines and `--` comments, as the sqlite3 shell would. Each
-result row is printed with its values joined by `|`: NULL as nothing,
-integers in decimal, text as is (the shell's list mode). A failing statement
-prints `Error: near line N: message` to stderr and stops the run, or with
---keep-going, moves on to the next line. The line `.open` closes the
-database and opens a fresh one without the extension, in the same process,
-like the shell's `.open`. Debian's /usr/bin/python3 is needed: its sqlite3
-module is built with extension loading.
+in-memory database, or the database file PATH, and runs the SQL on stdin one
+statement per line, skipping blank lines and `--` comments, as the sqlite3
+shell would. Each result row is printed with its values joined by `|`: NULL
+as nothing, integers in decimal, text as is (the shell's list mode). A
+failing statement prints `Error: near line N: message` to stderr and stops
+the run, or with --keep-going, moves on to the next line. The line `.open`
+closes the database and opens a fresh one without the extension, in the same
+process, like the shell's `.open`. Debian's /usr/bin/python3 is needed: its
+sqlite3 module is built with extension loading.
 """
 
 import sqlite3
@@ -35,8 +35,8 @@ def value(v):
     )
 
 
-def connect(extension):
-    con = sqlite3.connect(":memory:", isolation_level=None)
+def connect(extension, db=":memory:"):
+    con = sqlite3.connect(db, isolation_level=None)
     con.text_factory = Text
     if extension:
         con.enable_load_extension(True)
@@ -48,7 +48,10 @@ def connect(extension):
 def main():
     extension = sys.argv[1]
     keep_going = "--keep-going" in sys.argv[2:]
-    con = connect(extension)
+    db = ":memory:"
+    if "--db" in sys.argv[2:]:
+        db = sys.argv[sys.argv.index("--db") + 1]
+    con = connect(extension, db)
     out = sys.stdout.buffer
     failed = False
     for n, line in enumerate(sys.stdin.buffer.read().decode("utf-8").split("\n"), 1):

@@ -1,16 +1,16 @@
 // Runs SQL in Node's better-sqlite3, for tests/hosts_test.go.
 //
-// Usage: node run_sql.js EXTENSION [--keep-going] < file.sql
+// Usage: node run_sql.js EXTENSION [--db PATH] [--keep-going] < file.sql
 //
 // Loads EXTENSION (the path of the .so; "" loads nothing) into an in-memory
-// database and runs the SQL on stdin one statement per line, skipping blank
-// lines and `--` comments, as the sqlite3 shell would. Each result row is
-// printed with its values joined by `|`: NULL as nothing, integers in
-// decimal, text as is (the shell's list mode). A failing statement prints
-// `Error: near line N: message` to stderr and stops the run, or with
-// --keep-going, moves on to the next line. The line `.open` closes the
-// database and opens a fresh one without the extension, in the same process,
-// like the shell's `.open`.
+// database, or the database file PATH, and runs the SQL on stdin one
+// statement per line, skipping blank lines and `--` comments, as the sqlite3
+// shell would. Each result row is printed with its values joined by `|`:
+// NULL as nothing, integers in decimal, text as is (the shell's list mode).
+// A failing statement prints `Error: near line N: message` to stderr and
+// stops the run, or with --keep-going, moves on to the next line. The line
+// `.open` closes the database and opens a fresh one without the extension,
+// in the same process, like the shell's `.open`.
 'use strict';
 
 const fs = require('fs');
@@ -25,7 +25,8 @@ function value(v) {
 
 const [extension, ...flags] = process.argv.slice(2);
 const keepGoing = flags.includes('--keep-going');
-let db = new Database(':memory:');
+const dbPath = flags.includes('--db') ? flags[flags.indexOf('--db') + 1] : ':memory:';
+let db = new Database(dbPath);
 if (extension) db.loadExtension(extension);
 
 const out = [];

@@ -16,6 +16,7 @@ import (
 
 	dqdriver "github.com/canonical/go-dqlite/driver"
 
+	"github.com/sessionsearch/sessionsearch/dqlite/guard"
 	"github.com/sessionsearch/sessionsearch/dqlite/node"
 	"github.com/sessionsearch/sessionsearch/server"
 )
@@ -23,8 +24,9 @@ import (
 // apiOptions checks the authentication flags, before the node starts.
 func apiOptions(tokens string, noAuth bool, httpAddr string) (server.Options, error) {
 	opts := server.Options{
-		AccessLog:   slog.New(slog.NewJSONHandler(os.Stderr, nil)),
-		Unavailable: unavailable,
+		AccessLog:      slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Unavailable:    unavailable,
+		OutcomeUnknown: func(err error) bool { return errors.As(err, new(*guard.UnknownOutcome)) },
 	}
 	switch {
 	case noAuth && tokens != "":
