@@ -23,7 +23,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	_ "github.com/sessionsearch/sessionsearch/extension"
+	"github.com/sessionsearch/sessionsearch/extension"
 )
 
 // DriverName is the database/sql driver name this package registers.
@@ -34,4 +34,11 @@ func init() {
 		panic(fmt.Sprintf("sessionsearch: sqlite3_auto_extension failed with code %d", int(rc)))
 	}
 	sql.Register(DriverName, &sqlite3.SQLiteDriver{})
+}
+
+// Build describes the extension this package links, running in the SQLite
+// that mattn/go-sqlite3 links (docs/cli.md C26).
+func Build() extension.BuildInfo {
+	v, _, _ := sqlite3.Version()
+	return extension.Build(v)
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/cgo"
 	"unsafe"
 
@@ -240,9 +239,7 @@ func fnVersion(c *call) error {
 }
 
 func fnDebug(c *call) error {
-	c.resultText(fmt.Sprintf("version=%s commit=%s built=%s go=%s sqlite=%s unicode=%s tokenizer=%d index=%s",
-		Version, Commit, BuildDate, runtime.Version(), C.GoString(C.ss_libversion()),
-		tokenizer.UnicodeVersion, tokenizer.Version, store.IndexVersion))
+	c.resultText(Build(C.GoString(C.ss_libversion())).String())
 	return nil
 }
 

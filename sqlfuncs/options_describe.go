@@ -177,3 +177,7 @@ func (s OptionSpec) flagJSON(text string) json.RawMessage {
 	}
 	return quoted
 }
+
+// Choices are the values an enumerated option takes, for shell completion;
+// nil for any other option.
+func (v *optionFlag) Choices() []string { return v.spec.Enum }

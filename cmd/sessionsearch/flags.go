@@ -39,6 +39,10 @@ func newFlagSet(e *env, c command) *flagSet {
 // parse parses the flags and returns the arguments. -h prints the usage to
 // stdout and ends the command with status 0.
 func (fs *flagSet) parse(args []string) ([]string, error) {
+	if fs.e.describe != nil {
+		fs.e.describe(fs)
+		return nil, errDescribed
+	}
 	var positional []string
 	for {
 		err := fs.Parse(args)

@@ -56,6 +56,9 @@ func init() {
 		{"serve", "", "serve search, history and appends over HTTP/JSON with bearer tokens", runServe},
 		{"ui", "", "open a web page on 127.0.0.1 to search and read the transcripts", runUI},
 		{"demo", "", "import the bundled transcripts and compare with unicode61", runDemo},
+		{"version", "", "show the version, the commit and what this build is made of", runVersion},
+		{"completion", "bash|zsh|fish", "print the shell completion script for bash, zsh or fish", runCompletion},
+		{"man", "", "print the manual page (roff): every command and flag", runMan},
 		{"help", "", "show this help", runHelp},
 	}
 }
@@ -64,6 +67,9 @@ func init() {
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// describe, when set, receives the command's flags in place of a run:
+	// the man page and the completions are made of them (describe.go).
+	describe func(*flagSet)
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -91,8 +97,11 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" || name == "-help" {
+	switch name {
+	case "-h", "--help", "-help":
 		name = "help"
+	case "--version", "-version":
+		name = "version"
 	}
 	for _, c := range commands {
 		if c.name != name {
@@ -131,8 +140,12 @@ func printUsage(w io.Writer) {
 }
 
 func runHelp(_ context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		return usagef("help takes no arguments; run 'sessionsearch %s -h'", args[0])
+	rest, err := newFlagSet(e, lookupCommand("help")).parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("help takes no arguments; run 'sessionsearch %s -h'", rest[0])
 	}
 	printUsage(e.stdout)
 	return nil

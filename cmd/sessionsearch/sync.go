@@ -43,8 +43,8 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	noNotify := fs.Bool("no-notify", false, "with --follow, poll only")
 	budget := fs.Duration("budget", 0, "stop starting new work after this long (0: no limit); the next sync continues")
 	quiet := fs.Bool("quiet", false, "print problems only")
-	to := fs.String("to", "", "after syncing into --db, push it to the sessionsearch serve at this URL (http://HOST:PORT)")
-	tokenFile := fs.String("token-file", "", "with --to, a file holding a bearer token that may write (default $SESSIONSEARCH_TOKEN)")
+	to := fs.String("to", "", "after syncing into --db, push it to the sessionsearch serve at this `url` (http://HOST:PORT)")
+	tokenFile := fs.String("token-file", "", "with --to, a `file` holding a bearer token that may write (default $SESSIONSEARCH_TOKEN)")
 	stores := fs.storeFlags()
 	paths, err := fs.parse(args)
 	if err != nil {
@@ -203,7 +203,7 @@ type sourceFlags struct {
 func (fs *flagSet) sourceFlags() *sourceFlags {
 	return &sourceFlags{
 		e:      fs.e,
-		source: fs.String("source", "", "sync this OpenClaw state directory (or database, or file) first, within --sync-budget (default $SESSIONSEARCH_SOURCE)"),
+		source: fs.String("source", "", "sync this OpenClaw state directory (or database, or file: a `path`) first, within --sync-budget (default $SESSIONSEARCH_SOURCE)"),
 		budget: fs.Duration("sync-budget", defaultSyncBudget, "with --source, how long to sync before answering; the next call continues"),
 	}
 }
