@@ -330,7 +330,7 @@ func TestDeb(t *testing.T) {
 	if got := chroot("bash", "-c", `source /usr/share/bash-completion/completions/sessionsearch; COMP_WORDS=(sessionsearch sea); COMP_CWORD=1; _sessionsearch; echo "${COMPREPLY[@]}"`); got != "search sessions\n" {
 		t.Errorf("bash completion of 'sessionsearch sea': %q", got)
 	}
-	if out := run(t, nil, "systemd-analyze", "verify", "--root="+root, "sessionsearch.service"); out != "" {
+	if out := run(t, nil, "systemd-analyze", "verify", "--man=no", "--root="+root, "sessionsearch.service"); out != "" {
 		t.Errorf("systemd-analyze verify: %s", out)
 	}
 	security := run(t, nil, "systemd-analyze", "security", "--offline=true", "--root="+root, "sessionsearch.service")
