@@ -47,9 +47,16 @@ func TestMain(m *testing.M) {
 // unless the command exits with 0.
 func run(t *testing.T, env []string, name string, args ...string) string {
 	t.Helper()
+	return runIn(t, "", env, name, args...)
+}
+
+// runIn is run in a directory.
+func runIn(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -239,8 +246,8 @@ print(db.execute("SELECT sessions_search(?, '{\"caller\":\"agent:main:main\",\"v
 func TestNpm(t *testing.T) {
 	tarball := artifact(t, fmt.Sprintf("sessionsearch-%s.tgz", plain))
 	project := t.TempDir()
-	run(t, nil, "npm", "init", "-y", "--prefix", project)
-	run(t, nil, "npm", "install", "--prefix", project, "--no-audit", "--no-fund", "--loglevel=error", tarball)
+	runIn(t, project, nil, "npm", "init", "-y")
+	runIn(t, project, nil, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", tarball)
 	script := filepath.Join(project, "search.js")
 	os.WriteFile(script, []byte(`
 const fs = require("node:fs");
@@ -324,10 +331,10 @@ func TestDeb(t *testing.T) {
 			t.Errorf("%s: %s, want %s", path, strings.TrimSpace(got), mode)
 		}
 	}
-	if v := chroot("sqlite3", ":memory:", ".load sessionsearch", "SELECT sessionsearch_version()"); v != version+"\n" {
+	if v := chroot("sqlite3", "-cmd", ".load sessionsearch", ":memory:", "SELECT sessionsearch_version()"); v != version+"\n" {
 		t.Errorf(".load sessionsearch in the sqlite3 shell: %q, want %s", v, version)
 	}
-	if got := chroot("bash", "-c", `source /usr/share/bash-completion/completions/sessionsearch; COMP_WORDS=(sessionsearch sea); COMP_CWORD=1; _sessionsearch; echo "${COMPREPLY[@]}"`); got != "search sessions\n" {
+	if got := chroot("bash", "-c", `source /usr/share/bash-completion/completions/sessionsearch; COMP_WORDS=(sessionsearch sea); COMP_CWORD=1; _sessionsearch; echo "${COMPREPLY[@]}"`); got != "search\n" {
 		t.Errorf("bash completion of 'sessionsearch sea': %q", got)
 	}
 	if out := run(t, nil, "systemd-analyze", "verify", "--man=no", "--root="+root, "sessionsearch.service"); out != "" {
@@ -355,11 +362,12 @@ func TestDeb(t *testing.T) {
 set -e
 ip link set lo up
 chroot --userspec=%[1]s:%[1]s %[2]s /usr/bin/env -i %[3]s 2>%[4]s/serve.log &
-for i in $(seq 100); do curl -fs http://127.0.0.1:8080/readyz >/dev/null && break; sleep 0.2; done
+serve=$!
+for i in $(seq 300); do curl -fs http://127.0.0.1:8080/readyz >/dev/null && break; sleep 0.2; done
 %[2]s/usr/bin/sessionsearch sync --db %[4]s/client.db --to http://127.0.0.1:8080 --token-file %[5]s --quiet %[6]s
 curl -fsS -H "Authorization: Bearer $(cat %[5]s)" -d '{"query":"%[7]s"}' http://127.0.0.1:8080/v1/search
-kill %%1
-wait %%1 || true
+kill $serve
+wait $serve || true
 `, user[1], root, exec[1], t.TempDir(), tokenFile, fixtures, query)
 	answer := run(t, []string{"HOME=" + t.TempDir()}, "unshare", "--net", "sh", "-c", session)
 	wantFound(t, "the .deb's service", answer)
