@@ -17,7 +17,7 @@ LDFLAGS := -X $(MODULE)/extension.Version=$(VERSION) \
            -X $(MODULE)/extension.BuildDate=$(DATE)
 SOURCES := $(shell find . -name '*.go' -not -path './tests/node/*' -o -name '*.c' -o -name '*.h' | grep -v node_modules) go.mod go.sum
 
-.PHONY: all demo test test-agents bench bench-quality bench-quality-locomo bench-quality-latency soak fuzz deps build-deps check generate clean cluster redact-coverage cluster-load release release-check release-deps
+.PHONY: all demo test test-agents bench bench-quality bench-quality-locomo bench-quality-latency soak fuzz deps build-deps check generate clean cluster redact-coverage cluster-load release release-check release-deps release-ci
 
 all: dist/sessionsearch.so bin/sessionsearch
 
@@ -76,23 +76,32 @@ cluster-load:
 		-bench ConcurrentAppends -benchtime 1x -count=1 -v -timeout 30m .
 
 # The release (docs/install.md): static CLIs, extensions and dqlite nodes
-# for linux amd64 and arm64, .debs, wheels, an npm package, OCI images, an
-# SBOM and SHA256SUMS in dist/release. Times in the archives are the
-# commit's, so a commit builds the same bytes.
+# for linux amd64 and arm64 (RELEASE_ARCHS), .debs, wheels, an npm package,
+# OCI images, an SBOM and SHA256SUMS in dist/release. Times in the archives
+# are the commit's, so a commit builds the same bytes.
+RELEASE_ARCHS ?= amd64 arm64
+export RELEASE_ARCHS
 RELEASE_DATE := $(shell date -u -d "$$(git log -1 --format=%cI 2>/dev/null || date -u -Iseconds)" +%Y-%m-%dT%H:%M:%SZ)
 release: release-deps
 	GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) BUILD_DATE=$(RELEASE_DATE) ./scripts/release
 
-# Each artifact installed and used as a user would (packaging/release_test.go):
-# the .deb in a clean Debian root made by debootstrap (RELEASE_ROOT, kept
-# in dist/debian-root), the wheel in a venv, the npm package in an empty
-# project, the images under podman. Needs root.
+# Each artifact of RELEASE_ARCHS installed and used as a user would
+# (packaging/release_test.go): the .deb in a clean Debian root made by
+# mmdebstrap (RELEASE_ROOT, kept in dist/debian-root), the wheel in a venv,
+# the npm package in an empty project, the images under podman; the arm64
+# programs under qemu-user, the arm64 dqlite image by reading its ELF
+# files. Needs root.
 RELEASE_ROOT ?= $(CURDIR)/dist/debian-root
 release-check: release-deps
 	@[ -d dist/release ] || { echo "make release-check: no dist/release: run make release first"; exit 1; }
 	@[ -x "$(RELEASE_ROOT)/usr/bin/sqlite3" ] || { rm -rf "$(RELEASE_ROOT)" && \
-		debootstrap --variant=minbase --include=sqlite3,systemd bookworm "$(RELEASE_ROOT)" http://deb.debian.org/debian >/dev/null; }
-	cd packaging && VERSION=$(VERSION) RELEASE_ROOT=$(RELEASE_ROOT) $(GO) test -count=1 -v -timeout 30m ./...
+		mmdebstrap --quiet --variant=minbase --include=sqlite3,systemd bookworm "$(RELEASE_ROOT)" http://deb.debian.org/debian; }
+	cd packaging && $(GO) vet ./... && VERSION=$(VERSION) RELEASE_ROOT=$(RELEASE_ROOT) $(GO) test -count=1 -v -timeout 30m ./...
+
+# CI's part (.ci/run): the release and its checks for amd64 only, which
+# fits CI's time; make release release-check does both architectures.
+release-ci:
+	$(MAKE) release release-check RELEASE_ARCHS=amd64
 
 release-deps:
 	./scripts/install-deps --release

@@ -8,9 +8,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,7 +26,20 @@ var (
 	release = filepath.Join(repo, "dist", "release")
 	version = os.Getenv("VERSION") // v0.1.0, from make release-check
 	plain   = strings.TrimPrefix(version, "v")
+	// The architectures the release was built for (make's RELEASE_ARCHS):
+	// make release-ci builds and checks amd64 only.
+	archs = strings.Fields(os.Getenv("RELEASE_ARCHS"))
 )
+
+// built says whether the release holds an architecture.
+func built(arch string) bool {
+	for _, a := range archs {
+		if a == arch {
+			return true
+		}
+	}
+	return false
+}
 
 // The bundled transcripts, and a query and the session it finds there.
 var (
@@ -38,6 +51,10 @@ var (
 func TestMain(m *testing.M) {
 	if version == "" {
 		fmt.Fprintln(os.Stderr, "VERSION is not set: run make release-check")
+		os.Exit(2)
+	}
+	if !built("amd64") {
+		fmt.Fprintf(os.Stderr, "RELEASE_ARCHS=%q: the checks run on amd64 and need its build: run make release-check\n", os.Getenv("RELEASE_ARCHS"))
 		os.Exit(2)
 	}
 	os.Exit(m.Run())
@@ -99,7 +116,7 @@ func wantFound(t *testing.T, what, answer string) {
 // qemu-user) arm64; the extension for glibc; the dqlite node; the
 // completions and the man page (docs/install.md P2).
 func TestTarballs(t *testing.T) {
-	for _, arch := range []string{"amd64", "arm64"} {
+	for _, arch := range archs {
 		t.Run(arch, func(t *testing.T) {
 			dir := untar(t, arch)
 			machine := map[string]string{"amd64": "x86-64", "arm64": "ARM aarch64"}[arch]
@@ -248,6 +265,19 @@ func TestNpm(t *testing.T) {
 	project := t.TempDir()
 	runIn(t, project, nil, "npm", "init", "-y")
 	runIn(t, project, nil, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", tarball)
+	// The extension of each architecture, where load() looks for it.
+	for _, arch := range archs {
+		so := filepath.Join(project, "node_modules", "sessionsearch", "lib", "linux-"+map[string]string{"amd64": "x64", "arm64": "arm64"}[arch], "sessionsearch.so")
+		f, err := elf.Open(so)
+		if err != nil {
+			t.Errorf("the npm package's %s extension: %v", arch, err)
+			continue
+		}
+		if f.Machine != elfMachine[arch] || f.Type != elf.ET_DYN {
+			t.Errorf("%s: %v %v, want %v ET_DYN", so, f.Machine, f.Type, elfMachine[arch])
+		}
+		f.Close()
+	}
 	script := filepath.Join(project, "search.js")
 	os.WriteFile(script, []byte(`
 const fs = require("node:fs");
@@ -394,9 +424,13 @@ var podmanLimits = []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=1
 // The images, under podman: the CLI's serve and the dqlite node's, each
 // given a tokens file, answer a search over HTTP after sync --to pushed
 // the bundled transcripts. The arm64 images cannot run here (no binfmt
-// for qemu): their dqlite node runs under qemu-user from the image's own
-// files, so the shared libraries it needs are all in it (docs/install.md
-// P6).
+// for qemu, and their dqlite node faults under qemu-user): their static
+// CLI runs under qemu-user, and their dqlite node is checked from its ELF
+// files as the dynamic loader would load it (checkLoadable): its
+// interpreter and every library it needs are in the image, for arm64, and
+// define every symbol it imports. The same check passes on the amd64
+// node's image, which runs, and fails once a library is taken out of it
+// (docs/install.md P6).
 func TestImages(t *testing.T) {
 	cli := untar(t, "amd64")
 	token := "release-check-" + strings.Repeat("7", 24)
@@ -408,9 +442,7 @@ func TestImages(t *testing.T) {
 
 	for _, name := range []string{"sessionsearch", "sessionsearch-dqlite"} {
 		t.Run(name, func(t *testing.T) {
-			ref := fmt.Sprintf("localhost/%s:%s-amd64", name, version)
-			podman(t, "load", "--quiet", "--input", artifact(t, fmt.Sprintf("%s-%s-linux-amd64.oci.tar", name, version)))
-			defer podman(t, "rmi", "--force", ref)
+			ref := loadImage(t, name, "amd64")
 			args := append([]string{"run", "--detach", "--publish", "127.0.0.1::8080",
 				"--volume", tokens + ":/etc/sessionsearch/tokens.json:ro"}, podmanLimits...)
 			id := podman(t, append(args, ref)...)
@@ -421,55 +453,70 @@ func TestImages(t *testing.T) {
 			run(t, []string{"HOME=" + t.TempDir()}, filepath.Join(cli, "sessionsearch"),
 				"sync", "--quiet", "--db", filepath.Join(t.TempDir(), "c.db"), "--to", base, "--token-file", tokenFile, fixtures)
 			wantFound(t, name+" image", search(t, base, token))
-		})
-	}
-
-	for _, name := range []string{"sessionsearch", "sessionsearch-dqlite"} {
-		t.Run(name+"-arm64", func(t *testing.T) {
-			ref := fmt.Sprintf("localhost/%s:%s-arm64", name, version)
-			podman(t, "load", "--quiet", "--input", artifact(t, fmt.Sprintf("%s-%s-linux-arm64.oci.tar", name, version)))
-			defer podman(t, "rmi", "--force", ref)
-			if arch := podman(t, "image", "inspect", "--format", "{{.Architecture}}", ref); arch != "arm64" {
-				t.Errorf("%s: architecture %s", ref, arch)
-			}
-			fsDir := podman(t, "image", "mount", ref)
-			defer podman(t, "image", "unmount", ref)
-			if name == "sessionsearch" {
-				out := run(t, nil, qemu(t), filepath.Join(fsDir, "usr/bin/sessionsearch"), "version")
-				if !strings.HasPrefix(out, "sessionsearch "+version+"\n") {
-					t.Errorf("arm64 image's CLI: %s", out)
-				}
+			if name != "sessionsearch-dqlite" {
 				return
 			}
-			// The node, from the image's files only (-L: its root).
-			data := t.TempDir()
-			addr, httpAddr := freeAddr(t), freeAddr(t)
-			node := exec.Command(qemu(t), "-L", fsDir, filepath.Join(fsDir, "usr/bin/sessionsearch-dqlite"),
-				"serve", "--id", "1", "--addr", addr, "--dir", data, "--http", httpAddr, "--tokens", tokens)
-			var log bytes.Buffer
-			node.Stdout, node.Stderr = &log, &log
-			if err := node.Start(); err != nil {
-				t.Fatal(err)
+			// The static check agrees with the run, and sees a library
+			// go missing.
+			fsDir := mountImage(t, ref)
+			if problems := checkLoadable(fsDir, "/usr/bin/sessionsearch-dqlite", "amd64"); len(problems) > 0 {
+				t.Errorf("the amd64 node's image, which runs, fails the static check:\n%s", strings.Join(problems, "\n"))
 			}
-			defer func() { node.Process.Kill(); node.Wait() }()
-			base := "http://" + httpAddr
-			waitReady(t, base, log.String)
-			run(t, []string{"HOME=" + t.TempDir()}, filepath.Join(cli, "sessionsearch"),
-				"sync", "--quiet", "--db", filepath.Join(t.TempDir(), "c.db"), "--to", base, "--token-file", tokenFile, fixtures)
-			wantFound(t, "the arm64 dqlite node", search(t, base, token))
+			partial := filepath.Join(t.TempDir(), "root")
+			run(t, nil, "cp", "-a", fsDir, partial)
+			removed := 0
+			for _, dir := range []string{"lib", "usr/lib"} {
+				if os.Remove(filepath.Join(partial, dir, tripletOf["amd64"], "libuv.so.1")) == nil {
+					removed++
+				}
+			}
+			if removed == 0 {
+				t.Fatalf("the amd64 node's image has no libuv.so.1 in /lib or /usr/lib/%s", tripletOf["amd64"])
+			}
+			problems := checkLoadable(partial, "/usr/bin/sessionsearch-dqlite", "amd64")
+			if len(problems) != 1 || !strings.Contains(problems[0], "needs libuv.so.1, which is not in") {
+				t.Errorf("the image without libuv.so.1: %q, want the one missing library", problems)
+			}
 		})
 	}
+
+	if !built("arm64") {
+		return
+	}
+	t.Run("sessionsearch-arm64", func(t *testing.T) {
+		fsDir := mountImage(t, loadImage(t, "sessionsearch", "arm64"))
+		out := run(t, nil, qemu(t), filepath.Join(fsDir, "usr/bin/sessionsearch"), "version")
+		if !strings.HasPrefix(out, "sessionsearch "+version+"\n") || !strings.Contains(out, "linux/arm64") {
+			t.Errorf("the arm64 image's CLI under qemu-user: %s", out)
+		}
+	})
+	t.Run("sessionsearch-dqlite-arm64", func(t *testing.T) {
+		fsDir := mountImage(t, loadImage(t, "sessionsearch-dqlite", "arm64"))
+		if problems := checkLoadable(fsDir, "/usr/bin/sessionsearch-dqlite", "arm64"); len(problems) > 0 {
+			t.Errorf("the arm64 node's image cannot start its node:\n%s", strings.Join(problems, "\n"))
+		}
+	})
 }
 
-// freeAddr is a loopback address with a port nothing listens on.
-func freeAddr(t *testing.T) string {
+// loadImage loads a release image into podman, checks its architecture,
+// and returns its reference; the test removes it at its end.
+func loadImage(t *testing.T, name, arch string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ref := fmt.Sprintf("localhost/%s:%s-%s", name, version, arch)
+	podman(t, "load", "--quiet", "--input", artifact(t, fmt.Sprintf("%s-%s-linux-%s.oci.tar", name, version, arch)))
+	t.Cleanup(func() { podman(t, "rmi", "--force", ref) })
+	if got := podman(t, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", ref); got != "linux/"+arch {
+		t.Errorf("%s: %s, want linux/%s", ref, got, arch)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return ref
+}
+
+// mountImage is the directory of an image's files, until the test ends.
+func mountImage(t *testing.T, ref string) string {
+	t.Helper()
+	dir := podman(t, "image", "mount", ref)
+	t.Cleanup(func() { podman(t, "image", "unmount", ref) })
+	return dir
 }
 
 // waitReady waits for /readyz of a service; logs tells what it printed.
