@@ -87,14 +87,16 @@ release: release-deps
 
 # Each artifact of RELEASE_ARCHS installed and used as a user would
 # (packaging/release_test.go): the .deb in a clean Debian root made by
-# mmdebstrap (RELEASE_ROOT, kept in dist/debian-root), the wheel in a venv,
+# mmdebstrap (RELEASE_ROOT, made once), the wheel in a venv,
 # the npm package in an empty project, the images under podman; the arm64
 # programs under qemu-user, the arm64 dqlite image by reading its ELF
-# files. Needs root.
-RELEASE_ROOT ?= $(CURDIR)/dist/debian-root
+# files. Needs root. The root is kept outside the checkout: cyclonedx-gomod
+# hashes every file under the module's directory and fails on the root's
+# links to directories.
+RELEASE_ROOT ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sessionsearch/debian-root-bookworm
 release-check: release-deps
 	@[ -d dist/release ] || { echo "make release-check: no dist/release: run make release first"; exit 1; }
-	@[ -x "$(RELEASE_ROOT)/usr/bin/sqlite3" ] || { rm -rf "$(RELEASE_ROOT)" && \
+	@[ -x "$(RELEASE_ROOT)/usr/bin/sqlite3" ] || { rm -rf "$(RELEASE_ROOT)" && mkdir -p "$(dir $(RELEASE_ROOT))" && \
 		mmdebstrap --quiet --variant=minbase --include=sqlite3,systemd bookworm "$(RELEASE_ROOT)" http://deb.debian.org/debian; }
 	cd packaging && $(GO) vet ./... && VERSION=$(VERSION) RELEASE_ROOT=$(RELEASE_ROOT) $(GO) test -count=1 -v -timeout 30m ./...
 

@@ -321,7 +321,7 @@ console.log(one("SELECT sessions_search(?, '{\"caller\":\"agent:main:main\",\"vi
 	}
 }
 
-// The .deb in a clean Debian root (debootstrap, RELEASE_ROOT): installed
+// The .deb in a clean Debian root (mmdebstrap, RELEASE_ROOT): installed
 // with dpkg; the sqlite3 shell loads the extension by name; bash
 // completes; the unit passes systemd-analyze verify; and its ExecStart,
 // run as the service's user in the root (systemd cannot be PID 1 in this
@@ -330,7 +330,7 @@ console.log(one("SELECT sessions_search(?, '{\"caller\":\"agent:main:main\",\"vi
 func TestDeb(t *testing.T) {
 	pristine := os.Getenv("RELEASE_ROOT")
 	if pristine == "" {
-		t.Fatal("RELEASE_ROOT (a debootstrapped Debian root) is not set: run make release-check")
+		t.Fatal("RELEASE_ROOT (a Debian root made by mmdebstrap) is not set: run make release-check")
 	}
 	deb := artifact(t, fmt.Sprintf("sessionsearch_%s_amd64.deb", plain))
 	root := filepath.Join(t.TempDir(), "root")
