@@ -240,7 +240,7 @@ var (
 		{Name: "match", Type: TypeString, Enum: []string{MatchAll, MatchRelaxed}, Default: MatchAll,
 			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
 		{Name: "scope", Type: TypeStrings, Enum: []string{ScopeMessages, ScopeToolCalls, ScopeToolResults},
-			Help: "what to search: messages (the default), toolCalls (a tool's name and arguments), toolResults (its output), or several; each hit then says its kind and tool"},
+			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
