@@ -206,3 +206,35 @@ func TestLargeToolOutput(t *testing.T) {
 		t.Fatalf("indexed %d bytes of the output", size)
 	}
 }
+
+// TestMigrateBuildsToolIndex: a store built before the tool index (or left
+// behind by a build without it) gets it at sessionsearch_migrate(), from
+// its events (docs/store.md S30).
+func TestMigrateBuildsToolIndex(t *testing.T) {
+	w := newWorld(t)
+	w.toolSession("agent:main:main", "quartzite in the output")
+	for _, sql := range []string{
+		// What a store of the build before looks like: no tool index, and
+		// another schema digest.
+		`DROP TABLE sessionsearch_tools`,
+		`UPDATE sessionsearch_meta SET value = 'before' WHERE key = 'schema_digest'`,
+	} {
+		if _, err := w.db.ExecContext(w.ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := w.db.Search(w.ctx, "quartzite", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Scope: []string{"toolResults"}})
+	if err == nil || !strings.Contains(err.Error(), "sessionsearch_migrate") {
+		t.Fatalf("search before migrate: %v", err)
+	}
+	if _, err := w.db.Migrate(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := w.search("quartzite", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Scope: []string{"toolResults", "toolCalls"}})
+	if got := hitKinds(res); got != "r1:toolResult:exec a1:toolCall:exec" {
+		t.Fatalf("after migrate: %q", got)
+	}
+	if _, err := w.db.ExecContext(w.ctx, `INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('integrity-check')`); err != nil {
+		t.Fatal(err)
+	}
+}
