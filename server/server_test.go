@@ -194,6 +194,10 @@ func TestVisibilityByToken(t *testing.T) {
 			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub"}},
 		{"agentToAgent beyond grant", tokA2A, `{"query":"zebra","limit":25,"agentToAgent":{"enabled":true,"allow":["*"]}}`,
 			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub", "agent:ops:main"}},
+		// Relaxed matching and results by session (docs/search.md Q26,
+		// Q30) see what the grant sees, and their answers fit the spec.
+		{"answers within the grant", tokTask, `{"query":"zebra -nothing","limit":25,"syntax":"query","match":"relaxed","group":"session","perSession":1}`,
+			[]string{"agent:main:task1", "agent:main:task1:sub"}},
 		{"null options are the grant's", tokA2A, `{"query":"zebra","limit":25,"visibility":null,"agentToAgent":null}`,
 			[]string{"agent:main:main", "agent:main:other", "agent:main:task1", "agent:main:task1:sub", "agent:ops:main"}},
 	} {

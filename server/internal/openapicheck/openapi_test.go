@@ -52,6 +52,8 @@ func TestSchemas(t *testing.T) {
 	}{
 		{"SearchResult", `{"results":[{"sessionKey":"k","messageId":"m","role":"user","timestamp":1,"snippet":"s","score":0.5}],"indexing":false,"truncated":false}`, true},
 		{"SearchResult", `{"results":[{"sessionKey":"k"}],"indexing":false,"truncated":false}`, false},
+		{"SearchResult", `{"results":[{"sessionKey":"k","messageId":"m","role":"user","timestamp":1,"snippet":"s","score":0.5,"match":"some","words":["flight"],"repeats":2,"sessionScore":4.5}],"indexing":false,"truncated":false}`, true},
+		{"SearchResult", `{"results":[{"sessionKey":"k","messageId":"m","role":"user","timestamp":1,"snippet":"s","score":0.5,"match":"fuzzy"}],"indexing":false,"truncated":false}`, false},
 		{"HistoryResult", `{"sessionKey":"k","messages":[{"id":"m","role":"user","timestamp":0,"text":"t"}],"truncated":false,"hasMore":false}`, true},
 		{"StoreStatus", `{"version":"v","schema":2,"sessions":1,"events":1,"pendingSessions":0}`, true},
 		{"Me", `{"authenticated":true,"caller":"agent:main:main","visibility":"all","sandboxVisibility":"spawned","agentToAgent":{"enabled":true,"allow":["*"]}}`, true},
