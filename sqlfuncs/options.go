@@ -61,13 +61,6 @@ const (
 	MatchRelaxed = "relaxed"
 )
 
-// Scopes of sessions_search: what it searches (docs/search.md Q33).
-const (
-	ScopeMessages    = "messages"
-	ScopeToolCalls   = "toolCalls"
-	ScopeToolResults = "toolResults"
-)
-
 // Kinds of session, for the kind filter (sessionkey.Kind).
 const (
 	KindMain      = "main"
@@ -120,22 +113,6 @@ type SearchOptions struct {
 	PerSession   int       `json:"perSession,omitempty"`
 	Syntax       string    `json:"syntax,omitempty"`
 	Match        string    `json:"match,omitempty"`
-	Scope        []string  `json:"scope,omitempty"` // empty: messages
-}
-
-// Scopes says what the search reads (docs/search.md Q33): the messages,
-// the tool calls, the tool results; the messages alone by default.
-func (o SearchOptions) Scopes() (messages, calls, results bool) {
-	if len(o.Scope) == 0 {
-		return true, false, false
-	}
-	return slices.Contains(o.Scope, ScopeMessages), slices.Contains(o.Scope, ScopeToolCalls), slices.Contains(o.Scope, ScopeToolResults)
-}
-
-// SearchesTools reports whether the scope holds tool calls or results.
-func (o SearchOptions) SearchesTools() bool {
-	_, calls, results := o.Scopes()
-	return calls || results
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -239,8 +216,6 @@ var (
 			Help: "read every white-space separated term as text, all required (literal), or read \"phrases\", OR, -term and term* (query)"},
 		{Name: "match", Type: TypeString, Enum: []string{MatchAll, MatchRelaxed}, Default: MatchAll,
 			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
-		{Name: "scope", Type: TypeStrings, Enum: []string{ScopeMessages, ScopeToolCalls, ScopeToolResults},
-			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},

@@ -497,5 +497,4 @@ func ExampleSearchOptionSpecs() {
 	// perSession        integer with group session, at most `n` hits of each session (1..10, default 3)
 	// syntax            string  read every white-space separated term as text, all required (literal), or read "phrases", OR, -term and term* (query) (default literal)
 	// match             string  only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed) (default all)
-	// scope             array   what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool
 }
