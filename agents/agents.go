@@ -156,3 +156,20 @@ func (p Problem) Error() string {
 }
 
 func (p Problem) Unwrap() error { return p.Err }
+
+// readEach reads each of a reader's session files, in name order, with
+// read; a file that cannot be read is a problem of its own and the others
+// are still read.
+func readEach(files []string, read func(path string) (Transcript, error), problems []Problem) ([]Transcript, []Problem) {
+	sort.Strings(files)
+	var out []Transcript
+	for _, file := range files {
+		tr, err := read(file)
+		if err != nil {
+			problems = append(problems, Problem{Path: file, Err: err})
+			continue
+		}
+		out = append(out, tr)
+	}
+	return out, problems
+}

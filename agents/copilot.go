@@ -141,17 +141,7 @@ func copilotList(ctx context.Context, path string, env Env) ([]Transcript, []Pro
 			problems = append(problems, Problem{Path: path, Err: err})
 		}
 	}
-	sort.Strings(files)
-	var out []Transcript
-	for _, file := range files {
-		tr, err := copilotTranscript(file)
-		if err != nil {
-			problems = append(problems, Problem{Path: file, Err: err})
-			continue
-		}
-		out = append(out, tr)
-	}
-	return out, problems
+	return readEach(files, copilotTranscript, problems)
 }
 
 // copilotTranscript is the session an events.jsonl holds, keyed by the id

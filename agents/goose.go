@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -108,19 +107,14 @@ func gooseList(ctx context.Context, path string, env Env) ([]Transcript, []Probl
 		out = append(out, ts...)
 	}
 	files, _ := filepath.Glob(filepath.Join(path, "*.jsonl"))
-	sort.Strings(files)
+	var legacy []string
 	for _, file := range files {
-		if inDB[strings.TrimSuffix(filepath.Base(file), ".jsonl")] {
-			continue // AO3: imported into the database, which is read instead
+		if !inDB[strings.TrimSuffix(filepath.Base(file), ".jsonl")] {
+			legacy = append(legacy, file) // AO3: else imported into the database, which is read instead
 		}
-		tr, err := gooseFile(file)
-		if err != nil {
-			problems = append(problems, Problem{Path: file, Err: err})
-			continue
-		}
-		out = append(out, tr)
 	}
-	return out, problems
+	fromFiles, problems := readEach(legacy, gooseFile, problems)
+	return append(out, fromFiles...), problems
 }
 
 func fileExists(path string) bool {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 
 	"github.com/sessionsearch/sessionsearch/store"
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -145,17 +144,7 @@ func piList(ctx context.Context, path string, env Env) ([]Transcript, []Problem)
 			problems = append(problems, Problem{Path: root, Err: err})
 		}
 	}
-	sort.Strings(files)
-	var out []Transcript
-	for _, file := range files {
-		tr, err := piTranscript(file)
-		if err != nil {
-			problems = append(problems, Problem{Path: file, Err: err})
-			continue
-		}
-		out = append(out, tr)
-	}
-	return out, problems
+	return readEach(files, piTranscript, problems)
 }
 
 // piTranscript is the session a file holds, keyed by its header's id; a

@@ -182,16 +182,7 @@ func qwenFiles(ctx context.Context, path string, limit int) ([]string, []Problem
 // directory, a project directory, a chats directory or one file (AG42).
 func qwenList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
 	files, problems := qwenFiles(ctx, path, 0)
-	var out []Transcript
-	for _, file := range files {
-		tr, err := qwenTranscript(file)
-		if err != nil {
-			problems = append(problems, Problem{Path: file, Err: err})
-			continue
-		}
-		out = append(out, tr)
-	}
-	return out, problems
+	return readEach(files, qwenTranscript, problems)
 }
 
 // qwenTranscript is the session a file holds, keyed by the file's name (the
