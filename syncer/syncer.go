@@ -49,6 +49,7 @@ type Stats struct {
 	Skipped   int   // sources skipped because of a problem (reported)
 	Sessions  int   // store sessions written: created, appended, moved or relinked
 	Removed   int   // store sessions removed
+	Adopted   int   // store sessions an import wrote, taken over as they are (Y20)
 	Events    int64 // events stored
 	Bytes     int64 // event bytes read from the sources
 	More      bool  // the budget ran out before everything was synced
@@ -697,6 +698,22 @@ func (s *Syncer) applyOnce(ctx context.Context, g []change, st *Stats) error {
 		return err
 	}
 	defer tx.Rollback()
+	// A new unit whose session an import stored as the unit holds it is
+	// taken over, not written again (Y20).
+	kept := make([]change, 0, len(g))
+	for _, c := range g {
+		if c.full() && c.old == nil {
+			ok, err := s.adopt(ctx, tx, c, st)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
+		kept = append(kept, c)
+	}
+	g = kept
 	del, err := s.stmt(ctx, tx, deleteSessionSQL)
 	if err != nil {
 		return err

@@ -95,6 +95,9 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		if took > 0 {
 			line += " in " + took.Round(time.Millisecond).String()
 		}
+		if st.Adopted > 0 {
+			line += fmt.Sprintf("; %d sessions an import had stored taken over as they were", st.Adopted)
+		}
 		if st.More {
 			line += "; more to do: the next sync continues"
 		}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -192,6 +194,84 @@ func TestSyncKilled(t *testing.T) {
 	t.Logf("%d kills", kills)
 }
 
+// TestSyncAfterImport: a sync after an import of the same state directory
+// takes over the sessions the import stored as sync would, writing none of
+// them again, and holds all a sync alone writes; a session that
+// changed after the import is copied again (docs/sync.md Y20).
+func TestSyncAfterImport(t *testing.T) {
+	state := syncState(t, 30, 20)
+	alone := filepath.Join(t.TempDir(), "alone.db")
+	var all int
+	r := mustRun(t, "sync", "--db", alone, state)
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "):")+2:], "%d sessions written", &all); err != nil {
+		t.Fatalf("sync printed %q: %v", r.stdout, err)
+	}
+	want := syncDump(t, alone)
+
+	path := filepath.Join(t.TempDir(), "imported.db")
+	mustRun(t, "import", "--db", path, state)
+	var imported int
+	if err := openDB(t, path).QueryRow(`SELECT count(*) FROM sessions`).Scan(&imported); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, "sync", "--db", path, state)
+	var written, adopted int
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "):")+2:], "%d sessions written", &written); err != nil {
+		t.Fatalf("sync printed %q: %v", r.stdout, err)
+	}
+	if i := strings.Index(r.stdout, "; "); i < 0 || !strings.Contains(r.stdout, "taken over") {
+		t.Fatalf("sync after import printed %q, want the sessions taken over", r.stdout)
+	} else if _, err := fmt.Sscanf(r.stdout[strings.LastIndex(r.stdout, "; ")+2:], "%d sessions", &adopted); err != nil {
+		t.Fatal(err)
+	}
+	// Import keys some archives differently (docs/sync.md Y17): those are
+	// copied; the live and older windows are taken over.
+	if adopted+written != all || adopted < all/2 {
+		t.Errorf("sync alone writes %d sessions; after importing %d, sync took over %d and wrote %d: %s", all, imported, adopted, written, r.stdout)
+	}
+	// Everything a sync alone writes is there, as it writes it; what is
+	// more is the import's own keying of archives, which sync leaves alone.
+	got := syncDump(t, path)
+	for _, l := range strings.Split(lineDiff(got, want), "\n") {
+		if strings.HasPrefix(l, "-") {
+			t.Errorf("a sync after an import lacks a line of a sync alone: %s", l)
+		} else if f := strings.Fields(l); len(f) > 1 && strings.Contains(want, f[1]+" ") {
+			t.Errorf("a sync after an import holds more of a session a sync alone writes: %s", l)
+		}
+	}
+	// A session the gateway appended to after the import is copied again;
+	// the others are taken over.
+	state = t.TempDir()
+	g, err := openclawtest.New("sqlite3", state, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprint("w", i)
+		if err := g.Create(g.Key(fmt.Sprint("s", i)), id, openclawtest.Link{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Append(id, openclawtest.Message("m0", "", "user", fmt.Sprint("before the import ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path = filepath.Join(t.TempDir(), "appended.db")
+	mustRun(t, "import", "--db", path, state)
+	if err := g.Append("w1", openclawtest.Message("m1", "m0", "assistant", "after the import")); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, "sync", "--db", path, state)
+	if !strings.Contains(r.stdout, "1 sessions written") || !strings.Contains(r.stdout, "2 sessions an import had stored taken over") {
+		t.Errorf("after an append to one of 3 imported sessions, sync printed %q, want 1 written and 2 taken over", r.stdout)
+	}
+	alone = filepath.Join(t.TempDir(), "alone2.db")
+	mustRun(t, "sync", "--db", alone, state)
+	if got, want := syncDump(t, path), syncDump(t, alone); got != want {
+		t.Errorf("after an append, the database differs from a sync alone:\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestSyncFollow runs sync --follow, appends in the gateway and waits for
 // the message to become searchable, then stops it with SIGTERM and SIGINT.
 func TestSyncFollow(t *testing.T) {
@@ -355,4 +435,22 @@ func TestMCPSyncsFirst(t *testing.T) {
 	if !sawIndexing {
 		t.Errorf("a 1ms budget never said indexing")
 	}
+}
+
+// lineDiff lists the lines only one of two dumps holds.
+func lineDiff(got, want string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(want, "\n") {
+		count[l]++
+	}
+	for _, l := range strings.Split(got, "\n") {
+		count[l]--
+	}
+	var b strings.Builder
+	for _, l := range slices.Sorted(maps.Keys(count)) {
+		if n := count[l]; n != 0 {
+			fmt.Fprintf(&b, "%+d %.200s\n", -n, l)
+		}
+	}
+	return b.String()
 }
