@@ -110,8 +110,9 @@ release-deps:
 
 # What a change must keep: gofmt'd sources, a clean vet, and generated
 # tables equal to what their generators make from the pinned sources: the
-# Unicode data, and the stopword lists (bleve's module from the Go proxy,
-# stopwords-iso in tests/node, which scripts/install-deps installs).
+# Unicode data, the stopword lists (bleve's module from the Go proxy,
+# stopwords-iso in tests/node, which scripts/install-deps installs) and the
+# time phrases (CLDR's date fields, cldr-dates-full in tests/node).
 check:
 	@unformatted="$$(gofmt -l .)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -124,7 +125,11 @@ check:
 	$(GO) run ./query/internal/gen -iso tests/node/node_modules/stopwords-iso/stopwords-iso.json -o "$$tmp/stopwords_tables.go" || exit 1; \
 	if ! cmp -s query/stopwords_tables.go "$$tmp/stopwords_tables.go"; then \
 		echo "query/stopwords_tables.go is not what 'make generate' makes: run make generate"; \
-		diff -u query/stopwords_tables.go "$$tmp/stopwords_tables.go" | head -40; exit 1; fi
+		diff -u query/stopwords_tables.go "$$tmp/stopwords_tables.go" | head -40; exit 1; fi; \
+	$(GO) run ./query/internal/timegen -cldr tests/node/node_modules/cldr-dates-full -o "$$tmp/timephrases_tables.go" || exit 1; \
+	if ! cmp -s query/timephrases_tables.go "$$tmp/timephrases_tables.go"; then \
+		echo "query/timephrases_tables.go is not what 'make generate' makes: run make generate"; \
+		diff -u query/timephrases_tables.go "$$tmp/timephrases_tables.go" | head -40; exit 1; fi
 
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
@@ -169,8 +174,9 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	GO=$(GO) TAGS=$(TAGS) ./scripts/fuzz $(FUZZ_SECONDS)
 
-# Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0)
-# and query/stopwords_tables.go from the pinned stopword lists.
+# Regenerates tokenizer/tables.go from Debian's unicode-data (Unicode 15.0.0),
+# query/stopwords_tables.go from the pinned stopword lists and
+# query/timephrases_tables.go from the pinned CLDR date fields.
 generate:
 	$(GO) generate ./tokenizer ./query
 

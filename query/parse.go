@@ -56,9 +56,10 @@ type Atom struct {
 
 // rawTerm is one white-space separated term before OR joins them.
 type rawTerm struct {
-	atom    Atom
-	negated bool
-	or      bool // the bare word OR
+	atom       Atom
+	negated    bool
+	or         bool // the bare word OR
+	start, end int  // its bytes in the query, minus and quotes included
 }
 
 // Parse checks a query and parses it. prefix makes the last atom that
@@ -197,7 +198,7 @@ func lex(q string) []rawTerm {
 					after++
 				}
 				if after == len(q) || startsWithSpace(q[after:]) {
-					terms = append(terms, rawTerm{atom: Atom{Text: q[j+1 : closeAt], Quoted: true, Prefix: star}, negated: negated})
+					terms = append(terms, rawTerm{atom: Atom{Text: q[j+1 : closeAt], Quoted: true, Prefix: star}, negated: negated, start: start, end: after})
 					i = after
 					continue
 				}
@@ -212,7 +213,7 @@ func lex(q string) []rawTerm {
 		}
 		text := q[j:end]
 		if text == "OR" && !negated {
-			terms = append(terms, rawTerm{or: true})
+			terms = append(terms, rawTerm{or: true, start: start, end: end})
 			i = end
 			continue
 		}
@@ -220,13 +221,13 @@ func lex(q string) []rawTerm {
 		if len(text) > 1 && strings.HasSuffix(text, "*") && !strings.HasSuffix(text, "**") {
 			a.Text, a.Prefix = text[:len(text)-1], true
 		}
-		terms = append(terms, rawTerm{atom: a, negated: negated})
+		terms = append(terms, rawTerm{atom: a, negated: negated, start: start, end: end})
 		i = end
 	}
 	// An OR that does not stand between two terms is a word.
 	for k := range terms {
 		if terms[k].or && (k == 0 || k == len(terms)-1 || terms[k-1].or || terms[k+1].or || terms[k+1].negated || terms[k-1].negated) {
-			terms[k] = rawTerm{atom: Atom{Text: "OR"}}
+			terms[k] = rawTerm{atom: Atom{Text: "OR"}, start: terms[k].start, end: terms[k].end}
 		}
 	}
 	return terms
