@@ -30,6 +30,10 @@ type SearchResult = sqlfuncs.SearchResult
 // SearchHit is one result of Search.
 type SearchHit = sqlfuncs.SearchHit
 
+// TimeRange is the period a time phrase of the query bounded a search to
+// (docs/search.md Q41).
+type TimeRange = sqlfuncs.TimeRange
+
 // Search runs sessions_search(query, options).
 func (db *DB) Search(ctx context.Context, query string, opts SearchOptions) (*SearchResult, error) {
 	var out SearchResult

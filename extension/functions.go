@@ -105,25 +105,34 @@ type connState struct {
 	// plans its query, and then its statement's sessions_match and
 	// sessions_snippet ask again.
 	lastPlan struct {
-		text, syntax string
-		prefix, ok   bool
-		plan         *searchPlan
+		text, syntax        string
+		prefix, phrases, ok bool
+		plan                *searchPlan
 	}
 }
 
 // plan returns the plan of a query read in a syntax (query.ParseSyntax),
-// reusing the last one.
-func (st *connState) plan(text string, prefix bool, syntax string) (*searchPlan, error) {
-	if last := &st.lastPlan; last.ok && last.text == text && last.prefix == prefix && last.syntax == syntax {
+// reusing the last one. With phrases, a time phrase of a query in the
+// query syntax is taken out of it (query.FindTimePhrase) and kept in the
+// plan (docs/search.md Q40).
+func (st *connState) plan(text string, prefix bool, syntax string, phrases bool) (*searchPlan, error) {
+	if last := &st.lastPlan; last.ok && last.text == text && last.prefix == prefix && last.syntax == syntax && last.phrases == phrases {
 		return last.plan, nil
 	}
-	q, err := query.ParseSyntax(text, prefix, syntax)
+	words := text
+	var when *query.TimePhrase
+	if phrases && syntax == query.SyntaxQuery {
+		if rest, p, ok := query.FindTimePhrase(text); ok {
+			words, when = rest, &p
+		}
+	}
+	q, err := query.ParseSyntax(words, prefix, syntax)
 	if err != nil {
 		return nil, err
 	}
-	p := &searchPlan{Plan: query.NewPlan(q)}
+	p := &searchPlan{Plan: query.NewPlan(q), when: when}
 	last := &st.lastPlan
-	last.text, last.prefix, last.syntax, last.plan, last.ok = text, prefix, syntax, p, true
+	last.text, last.prefix, last.syntax, last.phrases, last.plan, last.ok = text, prefix, syntax, phrases, p, true
 	return p, nil
 }
 
@@ -349,7 +358,7 @@ func fnMatch(c *call) error {
 		}
 		prefix = v != 0
 	}
-	p, err := c.state.plan(c.text(0), prefix, query.SyntaxLiteral)
+	p, err := c.state.plan(c.text(0), prefix, query.SyntaxLiteral, false)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime/cgo"
 	"strings"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -176,6 +177,7 @@ type searchPlan struct {
 	query.Plan
 	phrases [2][]sqlfuncs.Phrase
 	tokened [2]bool
+	when    *query.TimePhrase // the query's time phrase (Q40), if it had one read
 }
 
 // snippetPhrases returns the phrases snippets centre on, in the tokens of
@@ -251,7 +253,7 @@ func fnSessionsSnippet(c *call) error {
 		}
 		prefix = v != 0
 	}
-	p, err := c.state.plan(c.text(1), prefix, query.SyntaxLiteral)
+	p, err := c.state.plan(c.text(1), prefix, query.SyntaxLiteral, false)
 	if err != nil {
 		return err
 	}
@@ -272,9 +274,13 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	plan, err := c.state.plan(c.text(0), opts.Prefix, opts.Syntax)
+	plan, err := c.state.plan(c.text(0), opts.Prefix, opts.Syntax, opts.TimePhrases)
 	if err != nil {
 		return err
+	}
+	var period *sqlfuncs.TimeRange
+	if plan.when != nil {
+		opts, period = opts.Bounded(*plan.when, time.Now())
 	}
 	db := c.conn()
 	done, version, err := snapshot(c, db)
@@ -310,7 +316,7 @@ func fnSessionsSearch(c *call) error {
 	if err != nil {
 		return err
 	}
-	c.resultBytes(sqlfuncs.SearchJSON(results, indexing, truncated, opts.MaxBytes))
+	c.resultBytes(sqlfuncs.SearchJSON(results, indexing, truncated, opts.MaxBytes, period))
 	return nil
 }
 

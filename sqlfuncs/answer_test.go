@@ -31,7 +31,7 @@ func TestAnswerShown(t *testing.T) {
 		{SessionKey: "agent:main:b", Snippet: "token [REDACTED:github-token] here"},
 		{SessionKey: "agent:main:a", Snippet: "nothing"},
 		{SessionKey: "agent:main:b", Snippet: "password=[REDACTED:password]"},
-	}, false, false, 32768)
+	}, false, false, 32768, nil)
 	history := HistoryResult{SessionKey: "agent:main:c", Messages: []HistoryMessage{{Text: "[REDACTED:api-key]"}, {Text: "fine"}}}.JSON()
 	for _, c := range []struct {
 		name   string
@@ -39,7 +39,7 @@ func TestAnswerShown(t *testing.T) {
 		want   Shown
 	}{
 		{"search", search, Shown{[]string{"agent:main:b", "agent:main:a"}, 2}},
-		{"empty search", SearchJSON(nil, false, false, 32768), Shown{[]string{}, 0}},
+		{"empty search", SearchJSON(nil, false, false, 32768, nil), Shown{[]string{}, 0}},
 		{"history", history, Shown{[]string{"agent:main:c"}, 1}},
 		{"empty history", HistoryResult{SessionKey: "agent:main:d"}.JSON(), Shown{[]string{"agent:main:d"}, 0}},
 	} {

@@ -213,14 +213,26 @@ type SearchResult struct {
 	Results   []SearchHit `json:"results"`
 	Indexing  bool        `json:"indexing"`
 	Truncated bool        `json:"truncated"`
+	Time      *TimeRange  `json:"time,omitempty"` // the period a time phrase bounded the search to (Q41)
+}
+
+// TimeRange is the period a time phrase of the query bounded a search to
+// (docs/search.md Q41): the phrase as the query wrote it, and the bounds
+// the search applied, in epoch milliseconds (after < timestamp < before),
+// the options' after and before included.
+type TimeRange struct {
+	Phrase string `json:"phrase"`
+	After  int64  `json:"after"`
+	Before int64  `json:"before"`
 }
 
 // SearchJSON encodes the answer of sessions_search as
-// {"results":[{"sessionKey","messageId","role","timestamp","snippet","score"}],"indexing","truncated"}.
+// {"results":[{"sessionKey","messageId","role","timestamp","snippet","score"}],"indexing","truncated"},
+// with "time" when period is not nil.
 // If it would exceed maxBytes, whole results are dropped from the end (the
 // lowest ranked) until it fits, and truncated is set. A score that is not a
 // finite number, which JSON cannot carry, is written as 0.
-func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []byte {
+func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int, period *TimeRange) []byte {
 	// The hits are written once, one after another; ends[k] is where the
 	// answer would stop with k+1 of them, before the tail that closes the
 	// array and gives indexing and truncated. That is what encoding the
@@ -240,12 +252,12 @@ func SearchJSON(results []SearchHit, indexing, truncated bool, maxBytes int) []b
 		out = appendHit(out, hit)
 		ends[i] = len(out)
 	}
-	if len(out)+len(searchTail(indexing, truncated)) <= maxBytes {
-		return append(out, searchTail(indexing, truncated)...)
+	if tail := searchTail(indexing, truncated, period); len(out)+len(tail) <= maxBytes {
+		return append(out, tail...)
 	}
 	// Whole hits go from the end until it fits; at least one goes, or
 	// truncated would lie.
-	tail := searchTail(indexing, true)
+	tail := searchTail(indexing, true, period)
 	keep := 0
 	for keep < len(results)-1 && ends[keep]+len(tail) <= maxBytes {
 		keep++

@@ -356,12 +356,12 @@ func TestSearchJSON(t *testing.T) {
 				`{"sessionKey":"","messageId":"","role":"","timestamp":0,"snippet":"","score":0}],"indexing":false,"truncated":false}`},
 	}
 	for _, tt := range tests {
-		if got := string(SearchJSON(tt.results, tt.indexing, tt.truncated, 1<<20)); got != tt.want {
+		if got := string(SearchJSON(tt.results, tt.indexing, tt.truncated, 1<<20, nil)); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
 	in := []SearchHit{{Score: math.NaN()}}
-	SearchJSON(in, false, false, 1<<20)
+	SearchJSON(in, false, false, 1<<20, nil)
 	if !math.IsNaN(in[0].Score) {
 		t.Errorf("SearchJSON changed its input")
 	}
@@ -379,7 +379,7 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 	}
 	for _, indexing := range []bool{false, true} {
 		for _, truncated := range []bool{false, true} {
-			full := len(SearchJSON(results, indexing, truncated, 1<<20))
+			full := len(SearchJSON(results, indexing, truncated, 1<<20, nil))
 			for maxBytes := 0; maxBytes <= full+2; maxBytes++ {
 				var want []byte
 				for k := len(results); k >= 0; k-- {
@@ -388,7 +388,7 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 						break
 					}
 				}
-				got := SearchJSON(results, indexing, truncated, maxBytes)
+				got := SearchJSON(results, indexing, truncated, maxBytes, nil)
 				if string(got) != string(want) {
 					t.Fatalf("indexing=%v truncated=%v maxBytes=%d:\n got %s\nwant %s", indexing, truncated, maxBytes, got, want)
 				}
@@ -396,13 +396,13 @@ func TestSearchJSONMaxBytes(t *testing.T) {
 		}
 	}
 	// The boundaries, spelled out.
-	full := len(SearchJSON(results, false, false, 1<<20))
+	full := len(SearchJSON(results, false, false, 1<<20, nil))
 	var out SearchResult
 	for _, tt := range []struct {
 		maxBytes, results int
 		truncated         bool
 	}{{full, 5, false}, {full - 1, 4, true}, {256, 1, true}, {0, 0, true}} {
-		if err := json.Unmarshal(SearchJSON(results, false, false, tt.maxBytes), &out); err != nil {
+		if err := json.Unmarshal(SearchJSON(results, false, false, tt.maxBytes, nil), &out); err != nil {
 			t.Fatal(err)
 		}
 		if len(out.Results) != tt.results || out.Truncated != tt.truncated {
@@ -416,7 +416,7 @@ func ExampleSearchJSON() {
 		{SessionKey: "agent:ops:main", MessageID: "m7", Role: "assistant", Timestamp: 1700000000000, Snippet: "deploy to staging", Score: 2.5},
 		{SessionKey: "agent:ops:main", MessageID: "m3", Role: "user", Timestamp: 1690000000000, Snippet: "deploy failed", Score: 1.5},
 	}
-	fmt.Println(string(SearchJSON(results, false, false, 200)))
+	fmt.Println(string(SearchJSON(results, false, false, 200, nil)))
 	// Output: {"results":[{"sessionKey":"agent:ops:main","messageId":"m7","role":"assistant","timestamp":1700000000000,"snippet":"deploy to staging","score":2.5}],"indexing":false,"truncated":true}
 }
 

@@ -115,10 +115,15 @@ func appendJSONFloat(b []byte, f float64) []byte {
 }
 
 // searchHead and searchTail are encodeJSON of a SearchResult around its
-// results: {"results":[ and ],"indexing":…,"truncated":…}.
+// results: {"results":[ and ],"indexing":…,"truncated":…} (and "time":…
+// when period is not nil).
 const searchHead = `{"results":[`
 
-func searchTail(indexing, truncated bool) string {
+func searchTail(indexing, truncated bool, period *TimeRange) string {
+	if period != nil {
+		tail := searchTail(indexing, truncated, nil)
+		return tail[:len(tail)-1] + `,"time":` + string(encodeJSON(period)) + "}"
+	}
 	switch {
 	case indexing && truncated:
 		return `],"indexing":true,"truncated":true}`

@@ -50,9 +50,11 @@ func TestAppendHit(t *testing.T) {
 	}
 	for _, indexing := range []bool{false, true} {
 		for _, truncated := range []bool{false, true} {
-			want := encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated})
-			if got := []byte(searchHead + searchTail(indexing, truncated)); !bytes.Equal(got, want) {
-				t.Errorf("searchHead + searchTail(%v, %v) = %s, want %s", indexing, truncated, got, want)
+			for _, period := range []*TimeRange{nil, {Phrase: "la semaine dernière <b>", After: 1764460799999, Before: 1765065600000}} {
+				want := encodeJSON(SearchResult{Results: []SearchHit{}, Indexing: indexing, Truncated: truncated, Time: period})
+				if got := []byte(searchHead + searchTail(indexing, truncated, period)); !bytes.Equal(got, want) {
+					t.Errorf("searchHead + searchTail(%v, %v, %v) = %s, want %s", indexing, truncated, period, got, want)
+				}
 			}
 		}
 	}
@@ -87,7 +89,7 @@ func BenchmarkSearchJSON(b *testing.B) {
 	var hand, ref time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		SearchJSON(hits, false, false, 1<<20)
+		SearchJSON(hits, false, false, 1<<20, nil)
 		t1 := time.Now()
 		encodeJSON(SearchResult{Results: hits})
 		hand, ref = hand+t1.Sub(t0), ref+time.Since(t1)

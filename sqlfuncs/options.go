@@ -113,6 +113,8 @@ type SearchOptions struct {
 	PerSession   int       `json:"perSession,omitempty"`
 	Syntax       string    `json:"syntax,omitempty"`
 	Match        string    `json:"match,omitempty"`
+	TimePhrases  bool      `json:"timePhrases,omitempty"` // with syntax query: a time phrase bounds the search (Q40)
+	Now          time.Time `json:"now,omitzero"`          // what time phrases are relative to; zero: the clock
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -216,6 +218,10 @@ var (
 			Help: "read every white-space separated term as text, all required (literal), or read \"phrases\", OR, -term and term* (query)"},
 		{Name: "match", Type: TypeString, Enum: []string{MatchAll, MatchRelaxed}, Default: MatchAll,
 			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
+		{Name: "timePhrases", Type: TypeBoolean, Default: false,
+			Help: "with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, 先週) as that period instead of words"},
+		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(),
+			Help: "the `time` that time phrases are relative to, in its time zone (default: the clock)"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
