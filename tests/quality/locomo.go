@@ -51,6 +51,10 @@ type Question struct {
 	Text         string
 	Category     int
 	Evidence     []TurnID
+	// At is when the question is asked: the time of its conversation's
+	// last turn as WriteClaudeCode writes it, for a system that reads
+	// the question's time phrases ("last week") relative to it.
+	At time.Time
 }
 
 // Categories are LoCoMo's question categories by number, named as the
@@ -167,11 +171,16 @@ func parseConversation(id string, data []byte) (Conversation, error) {
 	if err := json.Unmarshal(raw["qa"], &qa); err != nil {
 		return c, fmt.Errorf("qa: %w", err)
 	}
+	var at time.Time
+	if n := len(c.Sessions); n > 0 {
+		last := c.Sessions[n-1]
+		at = last.Start.Add(time.Duration(len(last.Turns)-1) * turnGap)
+	}
 	for i, q := range qa {
 		if Categories[q.Category] == "" {
 			return c, fmt.Errorf("qa %d: category %d is not one of 1..5", i, q.Category)
 		}
-		question := Question{Conversation: id, Index: i, Text: q.Question, Category: q.Category}
+		question := Question{Conversation: id, Index: i, Text: q.Question, Category: q.Category, At: at}
 		for _, e := range q.Evidence {
 			for _, t := range parseTurnIDs(e) {
 				if turns[t] && !slices.Contains(question.Evidence, t) {

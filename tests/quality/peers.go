@@ -97,7 +97,7 @@ func (d *deja) ContentQuery(words []string) string { return strings.Join(words, 
 // its answer, best first, as snippets (two or three a session). The
 // returned messages are those the snippets are cut from, in the snippets'
 // order; a message is known by its session and time.
-func (d *deja) Ask(ctx context.Context, query string) (Ranked, error) {
+func (d *deja) Ask(ctx context.Context, query string, _ time.Time) (Ranked, error) {
 	out, err := runPeer(ctx, d.home, d.env, d.bin, "search", "--json", "--limit", fmt.Sprint(limit), "--", query)
 	if err != nil {
 		return Ranked{}, err
@@ -271,7 +271,7 @@ func (a *agentsview) search(ctx context.Context, query string) ([]byte, error) {
 
 // Ask: messages by FTS5's bm25, each known by its session and its ordinal,
 // its place among the session's messages.
-func (a *agentsview) Ask(ctx context.Context, query string) (Ranked, error) {
+func (a *agentsview) Ask(ctx context.Context, query string, _ time.Time) (Ranked, error) {
 	out, err := a.search(ctx, query)
 	if err != nil {
 		return Ranked{}, err

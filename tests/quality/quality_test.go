@@ -221,10 +221,12 @@ func TestReadLoCoMo(t *testing.T) {
 		s.Turns[1] != (Turn{TurnID{2, 2}, "Ana", "Amazing, what was your time?"}) {
 		t.Errorf("session 2: %+v", s)
 	}
+	// Asked at the last turn of the last session: 10:04 and a minute.
+	asked := time.Date(2023, 6, 2, 10, 5, 0, 0, time.UTC)
 	want := []Question{
-		{"77", 0, "What greyhound is called Pixel?", 4, []TurnID{{1, 1}}},
-		{"77", 1, "Where did Ben ride the zeppelin?", 5, []TurnID{{2, 1}}},
-		{"77", 2, "Which quasar did the nebula orbit?", 1, []TurnID{{1, 3}, {1, 1}}},
+		{"77", 0, "What greyhound is called Pixel?", 4, []TurnID{{1, 1}}, asked},
+		{"77", 1, "Where did Ben ride the zeppelin?", 5, []TurnID{{2, 1}}, asked},
+		{"77", 2, "Which quasar did the nebula orbit?", 1, []TurnID{{1, 3}, {1, 1}}, asked},
 	}
 	if got := Evaluable(convs); !reflect.DeepEqual(got, want) {
 		t.Errorf("Evaluable = %+v\nwant %+v", got, want)

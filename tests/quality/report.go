@@ -68,7 +68,7 @@ func Measure(ctx context.Context, s System, questions []Question, parallel int) 
 				}
 			}
 		}
-		answers, err := askAll(ctx, s, queries, parallel)
+		answers, err := askAll(ctx, s, queries, questions, parallel)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,9 +90,9 @@ func Measure(ctx context.Context, s System, questions []Question, parallel int) 
 	return rows, records, nil
 }
 
-// askAll asks s each query, parallel at a time; an empty query is not
-// asked and gets the empty answer. It stops at the first error.
-func askAll(ctx context.Context, s System, queries []string, parallel int) ([]Ranked, error) {
+// askAll asks s each query, as of its question's time, parallel at a
+// time; an empty query is not asked and gets the empty answer. It stops at the first error.
+func askAll(ctx context.Context, s System, queries []string, questions []Question, parallel int) ([]Ranked, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make([]Ranked, len(queries))
@@ -105,7 +105,7 @@ func askAll(ctx context.Context, s System, queries []string, parallel int) ([]Ra
 				if queries[i] == "" {
 					continue
 				}
-				r, err := s.Ask(ctx, queries[i])
+				r, err := s.Ask(ctx, queries[i], questions[i].At)
 				if err != nil {
 					errs <- err
 					cancel()

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
 	"github.com/sessionsearch/sessionsearch/internal/benchenv"
@@ -20,8 +22,9 @@ type System interface {
 	// ContentQuery is the query the system is asked for a question's
 	// content words.
 	ContentQuery(words []string) string
-	// Ask runs query and maps the answer onto the corpus.
-	Ask(ctx context.Context, query string) (Ranked, error)
+	// Ask runs query, asked at the time at, and maps the answer onto the
+	// corpus.
+	Ask(ctx context.Context, query string, at time.Time) (Ranked, error)
 }
 
 // operator is whom sessionsearch searches as: the CLI's operator
@@ -57,7 +60,15 @@ type sessionsearchSystem struct {
 	corpus  *Corpus
 	search  *sql.Stmt
 	options string
+	// askedAt: the variant's "now" is nowAsked, so each question's now is
+	// the time it is asked (Question.At), not the clock's (docs/quality.md).
+	askedAt bool
 }
+
+// nowAsked is the value of a variant's "now" that stands for the time a
+// question is asked: LoCoMo's questions are asked of a conversation that
+// ended in 2023, so "last year" is the year before its end.
+const nowAsked = "asked"
 
 // NewSessionsearch returns one system per variant, each asking the store
 // at dbPath (opened read-only) with the operator's options and the
@@ -74,6 +85,11 @@ func NewSessionsearch(dbPath string, c *Corpus, variants []benchenv.Variant) ([]
 	}
 	var out []System
 	for _, v := range variants {
+		askedAt := string(v.Options["now"]) == `"`+nowAsked+`"`
+		if askedAt {
+			v.Options = maps.Clone(v.Options)
+			delete(v.Options, "now")
+		}
 		opts, err := v.OptionsJSON(operator)
 		if err != nil {
 			db.Close()
@@ -83,7 +99,7 @@ func NewSessionsearch(dbPath string, c *Corpus, variants []benchenv.Variant) ([]
 		if len(variants) > 1 || v.Name != "default" {
 			name += " " + v.Name
 		}
-		out = append(out, &sessionsearchSystem{name, c, stmt, opts})
+		out = append(out, &sessionsearchSystem{name, c, stmt, opts, askedAt})
 	}
 	return out, func() { stmt.Close(); db.Close() }, nil
 }
@@ -93,10 +109,15 @@ func (s *sessionsearchSystem) Name() string { return s.name }
 // ContentQuery: the words, separated by spaces.
 func (s *sessionsearchSystem) ContentQuery(words []string) string { return strings.Join(words, " ") }
 
-func (s *sessionsearchSystem) Ask(ctx context.Context, query string) (Ranked, error) {
+func (s *sessionsearchSystem) Ask(ctx context.Context, query string, at time.Time) (Ranked, error) {
+	options := s.options
+	if s.askedAt {
+		// The options are an object: now goes in front of its members.
+		options = `{"now":"` + at.UTC().Format(time.RFC3339) + `",` + options[1:]
+	}
 	var js string
-	if err := s.search.QueryRowContext(ctx, query, s.options).Scan(&js); err != nil {
-		return Ranked{}, fmt.Errorf("%s: sessions_search(%q, %s): %w", s.name, query, s.options, err)
+	if err := s.search.QueryRowContext(ctx, query, options).Scan(&js); err != nil {
+		return Ranked{}, fmt.Errorf("%s: sessions_search(%q, %s): %w", s.name, query, options, err)
 	}
 	a, err := ReadSearchAnswer([]byte(js))
 	if err != nil {
