@@ -96,7 +96,7 @@ func TestMCPServer(t *testing.T) {
 		props, required := inputSchema(t, tool)
 		switch tool.Name {
 		case "sessions_search":
-			if !slices.Equal(props, []string{"after", "agent", "before", "exclude", "group", "kind", "limit", "match", "maxBytes", "order", "perSession", "prefix", "project", "query", "role", "sessionKey", "snippetChars", "syntax"}) || !slices.Equal(required, []string{"query"}) {
+			if !slices.Equal(props, []string{"after", "agent", "before", "exclude", "group", "kind", "limit", "match", "maxBytes", "now", "order", "perSession", "prefix", "project", "query", "role", "sessionKey", "snippetChars", "syntax", "timePhrases"}) || !slices.Equal(required, []string{"query"}) {
 				t.Errorf("sessions_search arguments %v, required %v", props, required)
 			}
 		case "sessions_history":

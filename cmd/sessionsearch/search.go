@@ -68,6 +68,10 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return printJSON(e.stdout, res)
 	}
+	if res.Time != nil {
+		// A time phrase became the search's bounds (docs/cli.md C29).
+		fmt.Fprintf(e.stdout, "(%q: messages from %s to %s)\n\n", res.Time.Phrase, formatTime(res.Time.After+1), formatTime(res.Time.Before))
+	}
 	bold := useStyle(e, e.stdout)
 	for i, r := range res.Results {
 		if i > 0 {
