@@ -219,7 +219,7 @@ var (
 		{Name: "match", Type: TypeString, Enum: []string{MatchAll, MatchRelaxed}, Default: MatchAll,
 			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
 		{Name: "timePhrases", Type: TypeBoolean, Default: false,
-			Help: "with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, 先週) as that period instead of words"},
+			Help: "with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, in any language the tokenizer is tested in) as that period instead of words"},
 		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(),
 			Help: "the `time` that time phrases are relative to, in its time zone (default: the clock)"},
 	}...)

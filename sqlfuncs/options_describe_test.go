@@ -497,6 +497,6 @@ func ExampleSearchOptionSpecs() {
 	// perSession        integer with group session, at most `n` hits of each session (1..10, default 3)
 	// syntax            string  read every white-space separated term as text, all required (literal), or read "phrases", OR, -term and term* (query) (default literal)
 	// match             string  only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed) (default all)
-	// timePhrases       boolean with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, 先週) as that period instead of words
+	// timePhrases       boolean with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, in any language the tokenizer is tested in) as that period instead of words
 	// now               time    the `time` that time phrases are relative to, in its time zone (default: the clock) (epoch milliseconds or RFC 3339)
 }
