@@ -2,7 +2,8 @@
 // Q25–Q28): the query language a person types, parsed once into a small
 // typed tree (Parse), and the plans that turn that tree into FTS5
 // expressions: every clause, then every content word with its word forms,
-// then some of the words (Plan). It knows nothing of SQLite; the extension
+// then some of the words (Plan); and the time phrases a query may hold
+// (FindTimePhrase, Q40–Q41). It knows nothing of SQLite; the extension
 // runs the expressions it builds and ranks their rows with package ranking.
 package query
 
