@@ -7,6 +7,11 @@ package agents
 // part/<message>/<id>.json}. <data> is $XDG_DATA_HOME/opencode, else
 // ~/.local/share/opencode. One transcript per session; a session with a
 // parent is a subagent (task tool) session spawned by its parent.
+//
+// Kilo Code's CLI (docs/agents/kilo-code.md) is a fork of OpenCode that
+// keeps the same store under another name: <data> is
+// $XDG_DATA_HOME/kilo, its database kilo.db, its variable KILO_DB. Both
+// are read by this file, each as an opencodeFlavor.
 
 import (
 	"bytes"
@@ -29,68 +34,112 @@ import (
 	"github.com/sessionsearch/sessionsearch/store"
 )
 
+// opencodeFlavor is what differs between OpenCode and a fork of it that
+// keeps the same store under its own name (Kilo Code): the agent, the name
+// of its data directory and of its databases (<name>.db,
+// <name>-<channel>.db), and the variable that names another database.
+type opencodeFlavor struct {
+	agent   string // the agent's name: OpenCode, KiloCode
+	name    string // "opencode", "kilo"
+	dbEnv   string // "OPENCODE_DB", "KILO_DB"
+	product string // the program's name, for problems
+	// table is a table only the fork's schema creates ("kilo_board"),
+	// "" for OpenCode: a database under another name is the fork's when
+	// its schema has it.
+	table string
+}
+
+var opencodeFlavors = []*opencodeFlavor{
+	{agent: OpenCode, name: "opencode", dbEnv: "OPENCODE_DB", product: "OpenCode"},
+	{agent: KiloCode, name: "kilo", dbEnv: "KILO_DB", product: "Kilo Code", table: "kilo_board"},
+}
+
 func init() {
-	register(&Format{Agent: OpenCode, Roots: opencodeRoots, Claims: opencodeClaims, List: opencodeList})
+	for _, f := range opencodeFlavors {
+		register(&Format{Agent: f.agent, Roots: f.roots, Claims: f.claims, List: f.list})
+	}
 }
 
-const (
-	opencodeDBName     = "opencode.db"
-	opencodeStorageDir = "storage"
-)
+const opencodeStorageDir = "storage"
 
-// opencodeDataDir is OpenCode's data directory: xdg-basedir's data dir
-// ($XDG_DATA_HOME, else ~/.local/share) joined with "opencode"
-// (docs/agents/opencode.md AO1).
-func opencodeDataDir(env Env) string {
-	return filepath.Join(env.Dir("XDG_DATA_HOME", ".local", "share"), "opencode")
+// dataDir is the data directory: xdg-basedir's data dir ($XDG_DATA_HOME,
+// else ~/.local/share) joined with "opencode" (docs/agents/opencode.md
+// AO1), or "kilo" for Kilo Code (docs/agents/kilo-code.md AK1).
+func (f *opencodeFlavor) dataDir(env Env) string {
+	return filepath.Join(env.Dir("XDG_DATA_HOME", ".local", "share"), f.name)
 }
 
-// opencodeRoots is the data directory (its databases and storage/ tree)
-// and $OPENCODE_DB when it names a database the data directory does not
-// already hold (AO1).
-func opencodeRoots(env Env) []string {
-	data := opencodeDataDir(env)
+// roots is the data directory (its databases and storage/ tree) and
+// $OPENCODE_DB ($KILO_DB) when it names a database the data directory does
+// not already hold (AO1).
+func (f *opencodeFlavor) roots(env Env) []string {
+	data := f.dataDir(env)
 	roots := []string{data}
-	db := strings.TrimSpace(env.getenv("OPENCODE_DB"))
+	db := strings.TrimSpace(env.getenv(f.dbEnv))
 	if db == "" || db == ":memory:" {
 		return roots
 	}
 	if !filepath.IsAbs(db) {
 		db = filepath.Join(data, db)
 	}
-	if filepath.Dir(db) != filepath.Clean(data) || !opencodeDBFile(filepath.Base(db)) {
+	if filepath.Dir(db) != filepath.Clean(data) || !f.dbFile(filepath.Base(db)) {
 		roots = append(roots, db)
 	}
 	return roots
 }
 
-// opencodeDBFile reports whether name is one of OpenCode's database files:
-// opencode.db, or opencode-<channel>.db for other release channels.
-func opencodeDBFile(name string) bool {
-	return name == opencodeDBName || (strings.HasPrefix(name, "opencode-") && strings.HasSuffix(name, ".db") && len(name) > len("opencode-.db"))
+// dbFile reports whether name is one of the flavour's database files:
+// opencode.db, or opencode-<channel>.db for other release channels
+// (kilo.db, kilo-<channel>.db).
+func (f *opencodeFlavor) dbFile(name string) bool {
+	return name == f.name+".db" || (strings.HasPrefix(name, f.name+"-") && strings.HasSuffix(name, ".db") && len(name) > len(f.name+"-.db"))
 }
 
-// opencodeClaims: a database named opencode.db (or opencode-<channel>.db),
-// a SQLite file whose schema has OpenCode's session, message and part
-// tables, a data directory named "opencode", and the storage/ tree inside
-// one, with everything under it (AO2).
-func opencodeClaims(path string) bool {
+// otherDBFile reports whether name is a database file of another flavour.
+func (f *opencodeFlavor) otherDBFile(name string) bool {
+	for _, o := range opencodeFlavors {
+		if o != f && o.dbFile(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// claims: a database named opencode.db (or opencode-<channel>.db), a
+// SQLite file whose schema has OpenCode's session, message and part tables
+// (unless its name or its schema is a fork's), a data directory named
+// "opencode", and the storage/ tree inside one, with everything under it
+// (AO2); the same with "kilo" for Kilo Code, whose schema also has
+// kilo_board (AK1).
+func (f *opencodeFlavor) claims(path string) bool {
 	p := filepath.Clean(path)
-	if opencodeDBFile(filepath.Base(p)) {
+	if f.dbFile(filepath.Base(p)) {
 		return true
 	}
-	if filepath.Base(p) == "opencode" && opencodeLooksLikeDataDir(p) {
+	if filepath.Base(p) == f.name && f.looksLikeDataDir(p) {
 		return true
 	}
-	if _, ok := opencodeStorageRoot(p); ok {
+	if _, ok := f.storageRoot(p); ok {
 		return true
 	}
-	return opencodeSchemaSniff(p)
+	if f.otherDBFile(filepath.Base(p)) {
+		return false
+	}
+	tables := opencodeSchemaSniff(p)
+	if !tables["session"] || !tables["message"] || !tables["part"] {
+		return false
+	}
+	for _, o := range opencodeFlavors {
+		if o.table != "" && tables[o.table] {
+			return o == f
+		}
+	}
+	return f.table == ""
 }
 
-// opencodeLooksLikeDataDir: the directory holds a database or a storage/
-// tree, or does not exist yet (a default root before first use).
-func opencodeLooksLikeDataDir(dir string) bool {
+// looksLikeDataDir: the directory holds a database or a storage/ tree, or
+// does not exist yet (a default root before first use).
+func (f *opencodeFlavor) looksLikeDataDir(dir string) bool {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return true
@@ -98,18 +147,18 @@ func opencodeLooksLikeDataDir(dir string) bool {
 	if err != nil || !fi.IsDir() {
 		return false
 	}
-	if dbs, _ := opencodeDatabases(dir); len(dbs) > 0 {
+	if dbs, _ := f.databases(dir); len(dbs) > 0 {
 		return true
 	}
 	st, err := os.Stat(filepath.Join(dir, opencodeStorageDir))
 	return err == nil && st.IsDir()
 }
 
-// opencodeStorageRoot returns the storage/ directory path is or is inside,
-// when that directory's parent is named "opencode".
-func opencodeStorageRoot(p string) (string, bool) {
+// storageRoot returns the storage/ directory path is or is inside, when
+// that directory's parent is named "opencode" ("kilo").
+func (f *opencodeFlavor) storageRoot(p string) (string, bool) {
 	for q := p; ; {
-		if filepath.Base(q) == opencodeStorageDir && filepath.Base(filepath.Dir(q)) == "opencode" {
+		if filepath.Base(q) == opencodeStorageDir && filepath.Base(filepath.Dir(q)) == f.name {
 			return q, true
 		}
 		parent := filepath.Dir(q)
@@ -125,76 +174,76 @@ func opencodeStorageRoot(p string) (string, bool) {
 // on an empty database.
 const opencodeSchemaSniffBytes = 1 << 20
 
-var opencodeCreateTable = regexp.MustCompile("(?i)CREATE TABLE\\s+(?:IF NOT EXISTS\\s+)?[`\"\\[]?(session|message|part)[`\"\\]]?\\s*\\(")
+var opencodeCreateTable = regexp.MustCompile("(?i)CREATE TABLE\\s+(?:IF NOT EXISTS\\s+)?[`\"\\[]?(\\w+)[`\"\\]]?\\s*\\(")
 
-// opencodeSchemaSniff reports whether the file at p is a SQLite database
-// whose first bytes create tables session, message and part.
-func opencodeSchemaSniff(p string) bool {
+// opencodeSchemaSniff returns the tables (lower case) that the first bytes
+// of the SQLite database at p create; nil when p is not a SQLite file.
+func opencodeSchemaSniff(p string) map[string]bool {
 	f, err := os.Open(p)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
+		return nil
 	}
 	magic := []byte("SQLite format 3\x00")
 	head := make([]byte, len(magic))
 	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, magic) {
-		return false
+		return nil
 	}
 	head, err = io.ReadAll(io.LimitReader(f, opencodeSchemaSniffBytes))
 	if err != nil {
-		return false
+		return nil
 	}
 	seen := map[string]bool{}
 	for _, m := range opencodeCreateTable.FindAllSubmatch(head, -1) {
 		seen[strings.ToLower(string(m[1]))] = true
 	}
-	return seen["session"] && seen["message"] && seen["part"]
+	return seen
 }
 
-// opencodeDatabases lists the OpenCode databases in a data directory.
-func opencodeDatabases(dir string) ([]string, error) {
+// databases lists the flavour's databases in a data directory.
+func (f *opencodeFlavor) databases(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() && opencodeDBFile(e.Name()) {
+		if !e.IsDir() && f.dbFile(e.Name()) {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
 	return out, nil
 }
 
-// opencodeList lists the sessions of a data directory (its databases, then
-// the storage/ sessions no database holds: OpenCode copies storage/ into
-// the database once, AO3), of one database, or of a storage/ tree.
-func opencodeList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
+// list lists the sessions of a data directory (its databases, then the
+// storage/ sessions no database holds: OpenCode copies storage/ into the
+// database once, AO3), of one database, or of a storage/ tree.
+func (f *opencodeFlavor) list(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
 	p := filepath.Clean(path)
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, []Problem{{Path: p, Err: err}}
 	}
-	if root, ok := opencodeStorageRoot(p); ok {
+	if root, ok := f.storageRoot(p); ok {
 		only := ""
 		if rel, err := filepath.Rel(root, p); err == nil && !fi.IsDir() {
 			if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) == 3 && parts[0] == "session" {
 				only = strings.TrimSuffix(parts[2], ".json")
 			}
 		}
-		return opencodeListStorage(ctx, root, only, nil)
+		return f.listStorage(ctx, root, only, nil)
 	}
 	if !fi.IsDir() {
-		trs, _, probs := opencodeListDB(ctx, p, env)
+		trs, _, probs := f.listDB(ctx, p, env)
 		return trs, probs
 	}
 	if st, err := os.Stat(filepath.Join(p, "session")); err == nil && st.IsDir() && filepath.Base(p) == opencodeStorageDir {
-		return opencodeListStorage(ctx, p, "", nil)
+		return f.listStorage(ctx, p, "", nil)
 	}
-	dbs, err := opencodeDatabases(p)
+	dbs, err := f.databases(p)
 	if err != nil {
 		return nil, []Problem{{Path: p, Err: err}}
 	}
@@ -202,7 +251,7 @@ func opencodeList(ctx context.Context, path string, env Env) ([]Transcript, []Pr
 	var probs []Problem
 	inDB := map[string]bool{}
 	for _, db := range dbs {
-		t, ids, pr := opencodeListDB(ctx, db, env)
+		t, ids, pr := f.listDB(ctx, db, env)
 		trs, probs = append(trs, t...), append(probs, pr...)
 		for _, id := range ids {
 			inDB[id] = true
@@ -210,16 +259,17 @@ func opencodeList(ctx context.Context, path string, env Env) ([]Transcript, []Pr
 	}
 	storage := filepath.Join(p, opencodeStorageDir)
 	if st, err := os.Stat(storage); err == nil && st.IsDir() {
-		t, pr := opencodeListStorage(ctx, storage, "", inDB)
+		t, pr := f.listStorage(ctx, storage, "", inDB)
 		trs, probs = append(trs, t...), append(probs, pr...)
 	} else if len(dbs) == 0 {
-		probs = append(probs, Problem{Path: p, Err: errors.New("no OpenCode store here: no opencode.db, opencode-<channel>.db or storage/")})
+		probs = append(probs, Problem{Path: p, Err: fmt.Errorf("no %s store here: no %s.db, %[2]s-<channel>.db or storage/", f.product, f.name)})
 	}
 	return trs, probs
 }
 
 // opencodeSession is what a transcript needs of a session row (or file).
 type opencodeSession struct {
+	agent           string // OpenCode or KiloCode: whose session it is
 	id, parent, dir string
 	created         int64
 	updated         int64
@@ -242,7 +292,7 @@ type opencodeMessage struct {
 
 func (s opencodeSession) transcript(path, gen string, events int64, read func(ctx context.Context) (opencodeSession, []opencodeMessage, []Event, error)) Transcript {
 	tr := Transcript{
-		Agent:   OpenCode,
+		Agent:   s.agent,
 		Path:    path,
 		Unit:    s.id,
 		Session: opencodeStoreSession(s),
@@ -255,6 +305,7 @@ func (s opencodeSession) transcript(path, gen string, events int64, read func(ct
 		if err != nil {
 			return err
 		}
+		sess.agent = s.agent
 		for _, e := range opencodeEvents(sess, msgs, bad) {
 			if e.Pos <= after {
 				continue
@@ -268,13 +319,12 @@ func (s opencodeSession) transcript(path, gen string, events int64, read func(ct
 	return tr
 }
 
-// opencodeKey is the session key of an OpenCode session (AO4).
-func opencodeKey(id string) string { return Key(OpenCode, id) }
-
+// opencodeStoreSession keys a session with its agent's name and its id
+// (AO4).
 func opencodeStoreSession(s opencodeSession) store.Session {
-	out := store.Session{Key: opencodeKey(s.id), CreatedAt: s.created}
+	out := store.Session{Key: Key(s.agent, s.id), CreatedAt: s.created}
 	if s.parent != "" {
-		out.SpawnedBy = opencodeKey(s.parent)
+		out.SpawnedBy = Key(s.agent, s.parent)
 	}
 	return out
 }
@@ -392,8 +442,8 @@ func opencodeUpdated(cols map[string]bool, t string) string {
 	return "max(" + t + ".time_updated), total(" + t + ".time_updated)"
 }
 
-// opencodeListDB lists the sessions of one database and returns their ids.
-func opencodeListDB(ctx context.Context, path string, env Env) ([]Transcript, []string, []Problem) {
+// listDB lists the sessions of one database and returns their ids.
+func (f *opencodeFlavor) listDB(ctx context.Context, path string, env Env) ([]Transcript, []string, []Problem) {
 	db, done, err := opencodeOpen(ctx, path, env)
 	if err != nil {
 		return nil, nil, []Problem{{Path: path, Err: err}}
@@ -422,6 +472,7 @@ func opencodeListDB(ctx context.Context, path string, env Env) ([]Transcript, []
 		if err != nil {
 			return trs, ids, []Problem{{Path: path, Err: err}}
 		}
+		s.agent = f.agent
 		ids = append(ids, s.id)
 		fp := append([]string{strconv.FormatInt(s.updated, 10), string(s.revert)}, gens[s.id]...)
 		id := s.id
@@ -593,9 +644,9 @@ type opencodeSessionFile struct {
 	} `json:"time"`
 }
 
-// opencodeListStorage lists the sessions of a storage/ tree (only the one
+// listStorage lists the sessions of a storage/ tree (only the one
 // with id only, when set; none of those in skip).
-func opencodeListStorage(ctx context.Context, root, only string, skip map[string]bool) ([]Transcript, []Problem) {
+func (f *opencodeFlavor) listStorage(ctx context.Context, root, only string, skip map[string]bool) ([]Transcript, []Problem) {
 	projects, err := os.ReadDir(filepath.Join(root, "session"))
 	if err != nil {
 		return nil, []Problem{{Path: root, Err: err}}
@@ -611,16 +662,17 @@ func opencodeListStorage(ctx context.Context, root, only string, skip map[string
 			probs = append(probs, Problem{Path: root, Rec: "session/" + proj.Name(), Err: err})
 			continue
 		}
-		for _, f := range files {
-			id, ok := strings.CutSuffix(f.Name(), ".json")
-			if !ok || f.IsDir() || (only != "" && id != only) || skip[id] {
+		for _, e := range files {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok || e.IsDir() || (only != "" && id != only) || skip[id] {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
 				return trs, append(probs, Problem{Path: root, Err: err})
 			}
-			file := filepath.Join(root, "session", proj.Name(), f.Name())
+			file := filepath.Join(root, "session", proj.Name(), e.Name())
 			s, _ := opencodeReadSessionFile(file, id)
+			s.agent = f.agent
 			gen, n := opencodeStorageGen(root, file, id)
 			trs = append(trs, s.transcript(root, gen, n, func(ctx context.Context) (opencodeSession, []opencodeMessage, []Event, error) {
 				return opencodeReadStorage(ctx, root, file, id)
@@ -793,8 +845,8 @@ type opencodeRevert struct {
 // kept event per other part; then, when the session has a revert, a leaf
 // entry back to the last entry before the reverted ones (AO8).
 func opencodeEvents(s opencodeSession, msgs []opencodeMessage, bad []Event) []Event {
-	b := opencodeBuilder{pos: 1, lastID: s.id} // position 1: the session record
-	b.add("session "+s.id, s.id, Header(OpenCode, s.id, s.created, s.dir))
+	b := opencodeBuilder{agent: s.agent, pos: 1, lastID: s.id} // position 1: the session record
+	b.add("session "+s.id, s.id, Header(s.agent, s.id, s.created, s.dir))
 	for _, e := range bad {
 		b.bad(e.Rec, e.Bad)
 	}
@@ -867,10 +919,11 @@ func (rv opencodeRevert) point(msgs []opencodeMessage) (mi, pi int) {
 	return len(msgs), 0
 }
 
-// opencodeBuilder collects a transcript's events: pos is the position of
-// the record being converted, lastID the id of the last entry (what a
+// opencodeBuilder collects a transcript's events of agent: pos is the
+// position of the record being converted, lastID the id of the last entry (what a
 // revert's leaf entry goes back to).
 type opencodeBuilder struct {
+	agent  string
 	out    []Event
 	pos    int64
 	lastID string
@@ -907,12 +960,12 @@ func (b *opencodeBuilder) message(id string, info opencodeInfo, ok bool, data []
 	defer func() { b.pos = msgPos + int64(len(parts)) }()
 	at := func(pos int64) *opencodeBuilder { b.pos = pos; return b }
 	kept := func(d part) {
-		at(d.pos).add(d.rec.rec, d.rec.id, Kept(OpenCode, opencodeKeptType(d.p.Type), d.rec.id, FromLeaf, opencodePartTime(d.p, d.rec), d.rec.data))
+		at(d.pos).add(d.rec.rec, d.rec.id, Kept(b.agent, opencodeKeptType(d.p.Type), d.rec.id, FromLeaf, opencodePartTime(d.p, d.rec), d.rec.data))
 	}
 	role := info.Role
 	if !ok || (role != "user" && role != "assistant") {
 		if ok {
-			at(msgPos).add("message "+id, id, Kept(OpenCode, "message", id, FromLeaf, t, data))
+			at(msgPos).add("message "+id, id, Kept(b.agent, "message", id, FromLeaf, t, data))
 		}
 		for _, d := range ps {
 			if d.err != nil {
