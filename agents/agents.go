@@ -1,7 +1,8 @@
 // Package agents reads the histories of coding agents other than OpenClaw
 // (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent, Aider, Cline,
-// Roo Code, Goose, Cursor, Qwen Code, Pi, GitHub Copilot CLI, Kilo Code) and turns each
-// of their sessions into a transcript of OpenClaw-shaped events, so that the
+// Roo Code, Goose, Cursor, Qwen Code, Pi, GitHub Copilot CLI, Kilo Code,
+// Continue) and turns each of their sessions into a transcript of
+// OpenClaw-shaped events, so that the
 // store's active-path rule, search, history, visibility and redaction apply
 // to them unchanged (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
 // the caller makes read-only.
@@ -40,6 +41,7 @@ const (
 	Pi         = "pi"
 	Copilot    = "copilot"
 	KiloCode   = "kilo-code"
+	Continue   = "continue"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// docs/agents.md A1: each format's fixture store, and every directory and
-// file in it, is claimed by that format alone; OpenClaw's transcripts and
+// docs/agents.md A1: each format's fixture store (testdata/<agent>, or
+// the files of testdata/<agent>-<version>), and every directory and file
+// in it, is claimed by that format alone; OpenClaw's transcripts and
 // state directories by none.
 func TestEachStoreHasOneReader(t *testing.T) {
 	dirs, err := os.ReadDir("testdata")
@@ -17,7 +18,12 @@ func TestEachStoreHasOneReader(t *testing.T) {
 	}
 	seen := 0
 	for _, d := range dirs {
-		f := Lookup(d.Name())
+		f, versioned := Lookup(d.Name()), false
+		if i := strings.LastIndex(d.Name(), "-"); f == nil && i > 0 && isDigits(strings.ReplaceAll(d.Name()[i+1:], ".", "")) {
+			// Files a version of the program wrote (kilo-code-7.7.9),
+			// in directories named for the turns: the files alone.
+			f, versioned = Lookup(d.Name()[:i]), true
+		}
 		if !d.IsDir() || f == nil {
 			continue
 		}
@@ -27,7 +33,7 @@ func TestEachStoreHasOneReader(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if path != root && !storeFile(path) && !(e.IsDir() && holdsStoreFiles(path)) {
+			if versioned && e.IsDir() || path != root && !storeFile(path) && !(e.IsDir() && holdsStoreFiles(path)) {
 				return nil // notes and metadata beside the transcripts
 			}
 			var claimed []string
@@ -83,4 +89,8 @@ func holdsStoreFiles(dir string) bool {
 		}
 	}
 	return false
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
