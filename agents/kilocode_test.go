@@ -102,6 +102,9 @@ func TestKiloCodeRootsAndClaims(t *testing.T) {
 			t.Errorf("%s is claimed by %v, want %s", path, g, want)
 		}
 	}
+	// Beside its database, Kilo Code's storage/ holds session_diff/ and no
+	// session/: no sessions there, and no problem.
+	writeTestFile(t, filepath.Join(dir, "share", "kilo", "storage", "session_diff", kiloSession+".json"), "[]")
 	trs, problems := Lookup(KiloCode).List(context.Background(), filepath.Dir(kiloDB), ocEnv(nil))
 	if len(problems) != 0 || len(trs) != 1 || trs[0].Session.Key != "agent:kilo-code:"+kiloSession {
 		t.Errorf("the data directory: %d transcripts, problems %v", len(trs), problems)

@@ -257,8 +257,10 @@ func (f *opencodeFlavor) list(ctx context.Context, path string, env Env) ([]Tran
 			inDB[id] = true
 		}
 	}
+	// storage/ holds sessions in its session/ directory; beside a
+	// database it may hold only other things (Kilo Code's session_diff/).
 	storage := filepath.Join(p, opencodeStorageDir)
-	if st, err := os.Stat(storage); err == nil && st.IsDir() {
+	if ccIsDir(filepath.Join(storage, "session")) || len(dbs) == 0 && ccIsDir(storage) {
 		t, pr := f.listStorage(ctx, storage, "", inDB)
 		trs, probs = append(trs, t...), append(probs, pr...)
 	} else if len(dbs) == 0 {

@@ -35,6 +35,10 @@ type Agent struct {
 	Args func(prompt string, resume bool) []string
 	// BeforeResume, when set, runs between the turn and the resume.
 	BeforeResume func(t *testing.T, r *Run)
+	// KeepsNoThinking: the program writes none of the model's thinking
+	// to its files (its page says so), so the store cannot keep it; it
+	// must still never be found.
+	KeepsNoThinking bool
 }
 
 // Run is one run of an agent: its own HOME and project directory, and the

@@ -6,6 +6,7 @@
 package agents
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/internal/scriptmodel"
@@ -53,6 +54,11 @@ func said() []string {
 		out = append(out, w...)
 	}
 	return out
+}
+
+// thought reports whether w is a word of the model's thinking.
+func thought(w string) bool {
+	return slices.Contains(thinking1, w) || slices.Contains(thinking2, w) || slices.Contains(thinking3, w)
 }
 
 func hidden() []string {

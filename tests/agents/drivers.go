@@ -19,6 +19,8 @@ var agents = []Agent{
 	pi,
 	copilot,
 	opencode,
+	kiloCode,
+	continueCLI,
 	openclaw,
 }
 
@@ -247,3 +249,78 @@ var copilot = Agent{
 		return append(args, "-p", prompt)
 	},
 }
+
+// Kilo Code: the native program of its Linux x64 package (package.json
+// says why it is pinned alone), a fork of OpenCode configured as OpenCode
+// is, in ~/.config/kilo/kilo.json, with the model as an OpenAI-compatible
+// provider. The KILO_DISABLE_* variables keep it from fetching models,
+// plugins, updates and language servers and from sending the session to
+// Kilo's cloud; --auto lets it read without asking; run --continue
+// resumes.
+var kiloCode = Agent{
+	Name:    "kilo-code-7.7.9",
+	Store:   "kilo-code",
+	Program: nativeProgram("", "@kilocode/cli-linux-x64", "7.7.9", "bin/kilo"),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "read", Args: map[string]any{"filePath": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".config", "kilo", "kilo.json"), map[string]any{
+			"provider": map[string]any{"scripted": map[string]any{
+				"npm": "@ai-sdk/openai-compatible", "name": "Scripted",
+				"options": map[string]any{"baseURL": r.Model + "/v1", "apiKey": "scripted"},
+				"models":  map[string]any{"scripted": map[string]any{"name": "Scripted", "reasoning": true, "tool_call": true}},
+			}},
+			"model": "scripted/scripted", "autoupdate": false, "share": "disabled",
+		})
+		return []string{"KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_DEFAULT_PLUGINS=1", "KILO_DISABLE_AUTOUPDATE=1",
+			"KILO_DISABLE_LSP_DOWNLOAD=1", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_SHARE=1"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		if resume {
+			return []string{"run", "--auto", "--continue", prompt}
+		}
+		return []string{"run", "--auto", prompt}
+	},
+}
+
+// Continue: its CLI, cn, on Node.js 24, with a configuration file (in the
+// project directory, which --config names relative to it) whose one model
+// is an OpenAI-compatible provider with the model's apiBase (Chat
+// Completions); no sign-in to Continue's hub. --auto lets it read without
+// asking; -p runs one turn, --resume resumes the latest session. It keeps
+// none of the model's thinking (docs/agents/continue.md AN3).
+var continueCLI = Agent{
+	Name:    "continue-1.5.47",
+	Store:   "continue",
+	Program: nodeProgram(filepath.Join(modules, "@continuedev/cli/dist/cn.js")),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "Read", Args: map[string]any{"filepath": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeFile(t, filepath.Join(r.Project, continueConfig), `name: scripted
+version: 0.0.1
+schema: v1
+models:
+  - name: scripted
+    provider: openai
+    model: scripted
+    apiBase: `+r.Model+`/v1
+    apiKey: scripted
+    roles: [chat]
+`)
+		return []string{"CONTINUE_METRICS_ENABLED=0", "CONTINUE_CLI_DISABLE_COMMIT_SIGNATURE=1"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		args := []string{"--config", continueConfig, "--auto", "-p"}
+		if resume {
+			args = append(args, "--resume")
+		}
+		return append(args, prompt)
+	},
+	KeepsNoThinking: true,
+}
+
+// continueConfig is Continue's configuration file, in the project
+// directory.
+const continueConfig = "continue-scripted.yaml"
