@@ -1,8 +1,8 @@
 // Package agents reads the histories of coding agents other than OpenClaw
 // (Claude Code, Codex CLI, Gemini CLI, OpenCode, Hermes Agent, Aider, Cline,
 // Roo Code, Goose, Cursor, Qwen Code, Pi, GitHub Copilot CLI, Kilo Code,
-// Continue) and turns each of their sessions into a transcript of
-// OpenClaw-shaped events, so that the
+// Continue, Factory Droid) and turns each of their sessions into a
+// transcript of OpenClaw-shaped events, so that the
 // store's active-path rule, search, history, visibility and redaction apply
 // to them unchanged (docs/agents.md). Pure Go: databases are opened through Env.OpenDB, which
 // the caller makes read-only.
@@ -27,21 +27,22 @@ import (
 // The agents' names: the agent id of their session keys, and the names
 // --include and --exclude take.
 const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Gemini     = "gemini"
-	OpenCode   = "opencode"
-	Hermes     = "hermes"
-	Aider      = "aider"
-	Cline      = "cline"
-	RooCode    = "roo-code"
-	Goose      = "goose"
-	Cursor     = "cursor"
-	QwenCode   = "qwen-code"
-	Pi         = "pi"
-	Copilot    = "copilot"
-	KiloCode   = "kilo-code"
-	Continue   = "continue"
+	ClaudeCode   = "claude-code"
+	Codex        = "codex"
+	Gemini       = "gemini"
+	OpenCode     = "opencode"
+	Hermes       = "hermes"
+	Aider        = "aider"
+	Cline        = "cline"
+	RooCode      = "roo-code"
+	Goose        = "goose"
+	Cursor       = "cursor"
+	QwenCode     = "qwen-code"
+	Pi           = "pi"
+	Copilot      = "copilot"
+	KiloCode     = "kilo-code"
+	Continue     = "continue"
+	FactoryDroid = "factory-droid"
 )
 
 // Key is the session key of session id of agent: "agent:<agent>:<id>".

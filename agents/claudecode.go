@@ -672,22 +672,7 @@ func ccConvert(line []byte, end int64, sidechain bool) ([][]byte, error) {
 	if id == "" {
 		id = "byte:" + strconv.FormatInt(end, 10)
 	}
-	msgs := ccMessages(r.Type, &r, r.Message, t)
-	// One line is one node of the tree: its messages chain from the line's
-	// parent, and the last takes the line's id, so that the lines naming it
-	// as parent follow all of them.
-	out := make([][]byte, len(msgs))
-	parent := r.treeParent()
-	for i := range msgs {
-		msgs[i].ID = id
-		if i < len(msgs)-1 {
-			msgs[i].ID = id + "#" + strconv.Itoa(i+1)
-		}
-		msgs[i].Parent = parent
-		parent = ParentID(msgs[i].ID)
-		out[i] = Message(msgs[i])
-	}
-	return out, nil
+	return chainMessages(ccMessages(r.Type, &r, r.Message, t), id, r.treeParent()), nil
 }
 
 // ccMessages converts a user or assistant message into messages (ids and

@@ -118,6 +118,24 @@ func Message(m Msg) []byte {
 		message{m.Role, m.Content, m.ToolCallID, m.ToolName, m.IsError, m.Model, m.Time})
 }
 
+// chainMessages encodes the messages of one record that is one node of a
+// session's tree (a Claude Code or Factory Droid line): they chain from
+// the record's parent, and the last takes the record's id, so that the
+// records naming it as parent follow all of them.
+func chainMessages(msgs []Msg, id string, parent Parent) [][]byte {
+	out := make([][]byte, len(msgs))
+	for i := range msgs {
+		msgs[i].ID = id
+		if i < len(msgs)-1 {
+			msgs[i].ID = id + "#" + strconv.Itoa(i+1)
+		}
+		msgs[i].Parent = parent
+		parent = ParentID(msgs[i].ID)
+		out[i] = Message(msgs[i])
+	}
+	return out
+}
+
 // Kept is a record of the source that is not a message (or of a kind this
 // reader does not know): stored as an event of type "<agent>.<typ>" with
 // the record under "data", never searchable. With an id it takes part in
