@@ -33,6 +33,10 @@ type Agent struct {
 	// Args are the arguments of a first turn (resume false) or of a resume
 	// of the session the first turn started, which say prompt.
 	Args func(prompt string, resume bool) []string
+	// ResumeArgs, when set, are the arguments of the resume instead of
+	// Args': for a program that resumes only a session named by its id,
+	// found in what the first turn wrote under r.Home.
+	ResumeArgs func(t *testing.T, r *Run, prompt string) []string
 	// BeforeResume, when set, runs between the turn and the resume.
 	BeforeResume func(t *testing.T, r *Run)
 	// KeepsNoThinking: the program writes none of the model's thinking

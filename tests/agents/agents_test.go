@@ -83,7 +83,11 @@ func drive(t *testing.T, a Agent, bin, node string) {
 		a.BeforeResume(t, r)
 	}
 	start = time.Now()
-	runAgent(t, model, program, a.Args(turn2.text(), true), env, r.Project)
+	resume := a.Args(turn2.text(), true)
+	if a.ResumeArgs != nil {
+		resume = a.ResumeArgs(t, r, turn2.text())
+	}
+	runAgent(t, model, program, resume, env, r.Project)
 	t.Logf("resume: %s", time.Since(start).Round(time.Second))
 	second := ss.sync(synced)
 	imported := filepath.Join(t.TempDir(), "imported.db")

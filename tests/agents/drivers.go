@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ var agents = []Agent{
 	opencode,
 	kiloCode,
 	continueCLI,
+	factoryDroid,
 	openclaw,
 }
 
@@ -324,3 +326,40 @@ models:
 // continueConfig is Continue's configuration file, in the project
 // directory.
 const continueConfig = "continue-scripted.yaml"
+
+// Factory Droid: the native program of its Linux x64 package (@factory/cli
+// 0.225.1's own Linux x64 package is not on the registry; 0.225.2's
+// program is pinned alone), with the model as a custom model (BYOK) of
+// the generic Chat Completions kind in ~/.factory/settings.json; no
+// sign-in. FACTORY_API_BASE_URL points Factory's own API at the scripted
+// model's server, which answers it 404: a resume asks that API for the
+// session and goes on when it is unknown there. exec runs one turn;
+// exec -s resumes the session the first turn wrote, by its id.
+var factoryDroid = Agent{
+	Name:    "factory-droid-0.225.2",
+	Store:   "factory-droid",
+	Program: nativeProgram("", "@factory/cli-linux-x64", "0.225.2", "bin/droid"),
+	Read: func(path string) scriptmodel.Call {
+		return scriptmodel.Call{Name: "Read", Args: map[string]any{"file_path": path}}
+	},
+	Setup: func(t *testing.T, r *Run) []string {
+		writeJSON(t, filepath.Join(r.Home, ".factory", "settings.json"), map[string]any{
+			"customModels": []any{map[string]any{"model": "scripted", "displayName": "Scripted", "baseUrl": r.Model + "/v1",
+				"apiKey": "scripted", "provider": "generic-chat-completion-api", "maxOutputTokens": 4000}},
+		})
+		return []string{"FACTORY_API_BASE_URL=" + r.Model, "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"}
+	},
+	Args: func(prompt string, resume bool) []string {
+		return []string{"exec", "-m", factoryModel, prompt}
+	},
+	ResumeArgs: func(t *testing.T, r *Run, prompt string) []string {
+		files, _ := filepath.Glob(filepath.Join(r.Home, ".factory", "sessions", "*", "*.jsonl"))
+		if len(files) != 1 {
+			t.Fatalf("Factory Droid wrote %d session files after the first turn, want 1: %v", len(files), files)
+		}
+		return []string{"exec", "-m", factoryModel, "-s", strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"), prompt}
+	},
+}
+
+// factoryModel is the id Factory Droid gives the first custom model.
+const factoryModel = "custom:Scripted-0"
