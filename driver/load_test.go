@@ -162,10 +162,15 @@ func storeDump(t *testing.T, ctx context.Context, db *driver.DB) []string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
-		t.Fatalf("integrity-check: %v", err)
+	for _, fts := range []string{"sessionsearch_fts", "sessionsearch_tools"} {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO `+fts+`(`+fts+`) VALUES ('integrity-check')`); err != nil {
+			t.Fatalf("%s integrity-check: %v", fts, err)
+		}
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.vocab USING fts5vocab('main', 'sessionsearch_fts', 'instance')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.tool_vocab USING fts5vocab('main', 'sessionsearch_tools', 'instance')`); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
@@ -179,6 +184,10 @@ func storeDump(t *testing.T, ctx context.Context, db *driver.DB) []string {
 		`SELECT id, hex(sz) FROM sessionsearch_fts_docsize ORDER BY id`,
 		`SELECT hex(block) FROM sessionsearch_fts_data WHERE id = 1`,
 		`SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid`,
+		// The tool index (docs/store.md S30).
+		`SELECT term, doc, col, offset FROM temp.tool_vocab ORDER BY term, doc, col, offset`,
+		`SELECT id, hex(sz) FROM sessionsearch_tools_docsize ORDER BY id`,
+		`SELECT hex(block) FROM sessionsearch_tools_data WHERE id = 1`,
 	} {
 		out = append(out, q+"\n"+queryDump(t, ctx, conn, q))
 	}

@@ -67,6 +67,7 @@ var functions = []function{
 	{"sessionsearch_entry", 11, 0, fnEntry},
 	{"sessionsearch_index_version", 0, deterministic | innocuous, fnIndexVersion},
 	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
+	{"sessionsearch_tool_text", 1, deterministic | innocuous, fnToolText},
 	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
 	{"sessionsearch_key_problem", 3, deterministic | innocuous, fnKeyProblem},
 	{"sessionsearch_replacing", 0, innocuous, fnReplacing},

@@ -147,6 +147,12 @@ func fnMessageText(c *call) error {
 	return nil
 }
 
+// fnToolText: sessionsearch_tool_text(event).
+func fnToolText(c *call) error {
+	c.resultText(c.state.store.ToolText(c.textBytes(0)))
+	return nil
+}
+
 // fnRepath: sessionsearch_repath(sid).
 func fnRepath(c *call) error {
 	sid, err := c.int(0, "sid")

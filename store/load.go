@@ -29,6 +29,7 @@ type Prepared struct {
 	Frame  bool             // Stored is a zstd frame, bound as a BLOB
 	Entry  transcript.Entry // as transcript.Read reads the event
 	Text   Tokenized        // IndexedText, and its tokens
+	Tool   Tokenized        // ToolIndexedText's text, and its tokens (S30)
 	Err    error            // why the append trigger would refuse the event
 }
 
@@ -45,6 +46,10 @@ func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
 		return Prepared{Err: err}
 	}
 	p := Prepared{Entry: e, Text: tokenized(IndexedText(e, text), &r.out)}
+	if transcript.ToolRole(e.Role) {
+		_, tool := ToolIndexedText(event)
+		p.Tool = tokenized(tool, &r.out)
+	}
 	stored, frame := StoredEvent(seq, event, nil)
 	if !frame {
 		stored = append([]byte(nil), event...)
@@ -55,7 +60,7 @@ func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
 
 // Size is what a prepared event holds in memory, about.
 func (p *Prepared) Size() int {
-	return len(p.Stored) + p.Text.size() + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
+	return len(p.Stored) + p.Text.size() + p.Tool.size() + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
 }
 
 // LoadItem is one step of a bulk load: exactly one of its fields is set.
@@ -154,13 +159,14 @@ type loader struct {
 	res   *LoadResult
 	stmts []Stmt
 	// The prepared statements.
-	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, tipAfter Stmt
-	sql                                                                               *sqlIndex // for the rows it does not hold
-	moving                                                                            *indexRow // the row of the event whose move Repath applies
-	t                                                                                 *loading
-	texts                                                                             []indexRow
-	textBytes                                                                         int
-	buf                                                                               []byte
+	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, insertTool, tipAfter Stmt
+	sql                                                                                           *sqlIndex // for the rows it does not hold
+	moving                                                                                        *Prepared // the event whose move Repath applies
+	movingID                                                                                      int64
+	t                                                                                             *loading
+	texts                                                                                         []indexRow
+	textBytes                                                                                     int
+	buf                                                                                           []byte
 }
 
 // loading is the transcript a loader is storing.
@@ -175,10 +181,12 @@ type loading struct {
 	failed  error // refused: its rows are undone, the rest of its events skipped
 }
 
-// indexRow is an index row Load holds until it writes a run of them.
+// indexRow is an index row Load holds until it writes a run of them: of
+// the tool index when tools is set.
 type indexRow struct {
-	id   int64
-	text Tokenized
+	id    int64
+	tools bool
+	text  Tokenized
 }
 
 func (l *loader) prepare() error {
@@ -189,14 +197,15 @@ func (l *loader) prepare() error {
 		`SELECT EXISTS (SELECT 1 FROM transcript_events WHERE session_key = ?1)`,
 		`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`,
 		insertEntry,
-		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`,
+		sqlIndexSQL[0][2],
+		sqlIndexSQL[1][2],
 		`SELECT e.tip_leaf, e.tip_key, e.tip_messages, s.pending FROM sessionsearch_entries AS e, sessionsearch_sessions AS s
 			WHERE e.id = ?1 AND s.sid = ?2`)
 	if err != nil {
 		return err
 	}
-	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.tipAfter =
-		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6]
+	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.insertTool, l.tipAfter =
+		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6], l.stmts[7]
 	l.sql, err = newSQLIndex(l.c)
 	return err
 }
@@ -319,17 +328,20 @@ func (l *loader) event(p *Prepared) error {
 	t.seq++
 	t.tip = rec.Tip
 	if rec.Active && rec.Message {
-		l.texts = append(l.texts, indexRow{id, p.Text})
-		if l.textBytes += p.Text.size() + 64; l.textBytes >= loadIndexRun {
-			if err := l.flush(); err != nil {
-				return err
-			}
+		l.hold(indexRow{id, false, p.Text})
+	}
+	if rec.Active && transcript.ToolRole(rec.Role) {
+		l.hold(indexRow{id, true, p.Tool})
+	}
+	if l.textBytes >= loadIndexRun {
+		if err := l.flush(); err != nil {
+			return err
 		}
 	}
 	if rec.Moves {
 		// A leaf entry or a branch: the replay's changes of the index come
 		// back to the loader (unindex, index), which holds its rows.
-		l.moving = &indexRow{id, p.Text}
+		l.moving, l.movingID = p, id
 		err := l.s.repath(l.c, t.sid, l)
 		l.moving = nil
 		if err != nil {
@@ -416,33 +428,41 @@ func (l *loader) end(abort error) error {
 	return nil
 }
 
+// hold keeps an index row until the next flush.
+func (l *loader) hold(r indexRow) {
+	l.texts = append(l.texts, r)
+	l.textBytes += r.text.size() + 64
+}
+
 // unindex is the indexWriter's, for a replay Repath does: a row the
 // loader holds is dropped (marked with id -1), any other unindexed by SQL.
-func (l *loader) unindex(id int64) error {
+func (l *loader) unindex(id int64, tools bool) error {
 	for i := range l.texts {
-		if l.texts[i].id == id {
+		if l.texts[i].id == id && l.texts[i].tools == tools {
 			l.texts[i] = indexRow{id: -1}
 			return nil
 		}
 	}
-	return l.sql.unindex(id)
+	return l.sql.unindex(id, tools)
 }
 
 // index is the indexWriter's: the row is held, with its tokens when it is
 // the event being stored, else with the content view's text.
-func (l *loader) index(id int64) error {
-	row := indexRow{id: id}
-	if l.moving != nil && l.moving.id == id {
-		row.text = l.moving.text
-	} else {
-		text, err := l.sql.text(id)
+func (l *loader) index(id int64, tools bool) error {
+	row := indexRow{id: id, tools: tools}
+	switch {
+	case l.moving != nil && l.movingID == id && tools:
+		row.text = l.moving.Tool
+	case l.moving != nil && l.movingID == id:
+		row.text = l.moving.Text
+	default:
+		text, err := l.sql.text(id, tools)
 		if err != nil {
 			return err
 		}
 		row.text = Tokenized{Text: text}
 	}
-	l.texts = append(l.texts, row)
-	l.textBytes += row.text.size() + 64
+	l.hold(row)
 	return nil
 }
 
@@ -454,8 +474,12 @@ func (l *loader) flush() error {
 		if r.id < 0 {
 			continue
 		}
+		insert := l.insertText
+		if r.tools {
+			insert = l.insertTool
+		}
 		handoff.Store(&r.text)
-		err := l.insertText.Run(r.id, r.text.Text)
+		err := insert.Run(r.id, r.text.Text)
 		handoff.CompareAndSwap(&r.text, nil)
 		if err != nil {
 			return err

@@ -130,7 +130,15 @@ func migrate(c Conn, m meta) error {
 	if m.index != "" && m.index != IndexVersion {
 		// Tokens or masked text of another version: rebuild the index
 		// from the content view.
-		return c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`)
+		if err := c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`); err != nil {
+			return err
+		}
+	}
+	if m.exists {
+		// The tool index (S30) is new to a store built before it, and a
+		// build before it leaves it behind as it writes: rebuilt from its
+		// content view whenever the schema changes.
+		return c.Exec(`INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('rebuild')`)
 	}
 	return nil
 }

@@ -69,6 +69,10 @@ var tables = []object{
 	entriesTable,
 	{"VIRTUAL TABLE", "sessionsearch_fts", `USING fts5(text, tokenize='sessionsearch',
 		content='sessionsearch_content', content_rowid='id')`},
+	// The tool text of active entries (tools.go), searched only when a
+	// search's scope asks for it (docs/store.md S30).
+	{"VIRTUAL TABLE", "sessionsearch_tools", `USING fts5(text, tokenize='sessionsearch',
+		content='sessionsearch_tool_content', content_rowid='id')`},
 	// The index's terms, where a search looks up the other forms of its
 	// words (docs/search.md Q28); it holds no data of its own.
 	{"VIRTUAL TABLE", "sessionsearch_vocab", `USING fts5vocab(sessionsearch_fts, row)`},
@@ -98,6 +102,21 @@ var derived = []object{
 		JOIN sessionsearch_sessions AS s ON s.sid = e.id >> 32
 		JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = e.id & 4294967295
 		WHERE e.active AND e.message`},
+	// What the tool index holds: the masked tool text of each active
+	// entry that may have some (an empty text for an assistant message
+	// without tool calls).
+	{"VIEW", "sessionsearch_tool_content", `(id, text) AS
+		SELECT e.id, sessionsearch_tool_text(t.event)
+		FROM sessionsearch_entries AS e
+		JOIN sessionsearch_sessions AS s ON s.sid = e.id >> 32
+		JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = e.id & 4294967295
+		WHERE e.active AND ` + toolRolesSQL},
+	// The entries of the tool index, by FTS5 rowid, as
+	// sessionsearch_messages has the messages.
+	{"VIEW", "sessionsearch_tool_entries", `AS
+		SELECT e.id AS rowid, s.session_key, e.entry_id AS message_id, e.role, e.ts AS timestamp, s.pending
+		FROM sessionsearch_entries AS e JOIN sessionsearch_sessions AS s ON s.sid = e.sid
+		WHERE e.active AND ` + toolRolesSQL},
 	// The searchable messages, by FTS5 rowid, for queries such as the
 	// single SELECT of docs/search.md.
 	{"VIEW", "sessionsearch_messages", `AS
@@ -133,6 +152,9 @@ var derived = []object{
 		SELECT sessionsearch_refuse('sessions', '` + staleIndex + `', OLD.session_key, NULL)
 			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
 		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
+			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
+		DELETE FROM sessionsearch_tools WHERE rowid BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
 		DELETE FROM sessionsearch_entries WHERE id BETWEEN
@@ -179,6 +201,11 @@ var derived = []object{
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
 			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
 				AND active AND message;
+		-- Its tool text, in the tool index (S30).
+		INSERT INTO sessionsearch_tools(rowid, text)
+			SELECT e.id, sessionsearch_tool_text(NEW.event) FROM sessionsearch_entries AS e
+			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
+				AND e.active AND ` + toolRolesSQL + `;
 		-- A leaf entry or a branch: replay the session.
 		SELECT sessionsearch_repath(e.sid) FROM sessionsearch_entries e
 			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq

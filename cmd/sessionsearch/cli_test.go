@@ -172,6 +172,11 @@ func TestReadableOutput(t *testing.T) {
 		strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, "(more results") {
 		t.Errorf("search output:\n%s", r.stdout)
 	}
+	// Tool output, when asked (docs/search.md Q33): the line names its kind and tool.
+	r = mustRun(t, "search", "--db", dbFile, "--scope", "toolResults", "missing_brave_api_key")
+	if !strings.Contains(r.stdout, "toolResult web_search") || !strings.Contains(r.stdout, "missing_brave_api_key") {
+		t.Errorf("search --scope toolResults:\n%s", r.stdout)
+	}
 	r = mustRun(t, "search", "--db", dbFile, "zzzzqqqq")
 	if !strings.HasPrefix(r.stdout, "no results as agent:main:main (the operator), visibility all, other agents *\n") {
 		t.Errorf("no results: %q", r.stdout)
