@@ -40,6 +40,16 @@ func (w *world) toolSession(key, output string) {
 	}
 }
 
+// newToolWorld is newWorld on a store that keeps the tool index
+// (docs/store.md S33).
+func newToolWorld(t *testing.T) *world {
+	w := newWorld(t)
+	if err := w.db.SetToolIndex(w.ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func hitKinds(res *driver.SearchResult) string {
 	var out []string
 	for _, r := range res.Results {
@@ -53,7 +63,7 @@ func hitKinds(res *driver.SearchResult) string {
 // neither field; a rewind and a delete take the tool text out of search
 // (docs/search.md Q33, docs/store.md S30).
 func TestSearchToolScope(t *testing.T) {
-	w := newWorld(t)
+	w := newToolWorld(t)
 	w.toolSession("agent:main:main", "src/parse.go:12: quartzite parser entry\nsrc/lex.go:3: quartzite tokens")
 	caller := driver.Options{Caller: "agent:main:main"}
 	for _, tc := range []struct {
@@ -126,7 +136,7 @@ func TestSearchToolScope(t *testing.T) {
 // 8 consecutive characters of a secret in any snippet, nor can a search
 // find a secret (docs/store.md S30, docs/redaction.md R1).
 func TestToolOutputSecrets(t *testing.T) {
-	w := newWorld(t)
+	w := newToolWorld(t)
 	secrets := []string{
 		"AKIAZ7QX4PLMN2VB8KRT",
 		"Zq3vT8mL1xR9wN4kP7jH2cB6dF5gS0aY3eU8iO1p",
@@ -174,7 +184,7 @@ func TestToolOutputSecrets(t *testing.T) {
 // 256 KiB, and a hit's snippet is bounded by snippetChars, taken from
 // around the match (docs/store.md S31).
 func TestLargeToolOutput(t *testing.T) {
-	w := newWorld(t)
+	w := newToolWorld(t)
 	var b strings.Builder
 	b.WriteString("first line has basalt\n")
 	for i := 0; b.Len() < 200<<10; i++ {
@@ -207,34 +217,93 @@ func TestLargeToolOutput(t *testing.T) {
 	}
 }
 
-// TestMigrateBuildsToolIndex: a store built before the tool index (or left
-// behind by a build without it) gets it at sessionsearch_migrate(), from
-// its events (docs/store.md S30).
-func TestMigrateBuildsToolIndex(t *testing.T) {
+// TestToolIndexSwitch: a store keeps no tool index until switched on
+// (docs/store.md S33): a tool scope is refused, naming the switch; on, the
+// index is built from what is stored and kept by every write; off, it is
+// dropped; a schema change rebuilds it (S34). Searches of the messages
+// give the same answers throughout (S35, docs/search.md Q36).
+func TestToolIndexSwitch(t *testing.T) {
 	w := newWorld(t)
 	w.toolSession("agent:main:main", "quartzite in the output")
-	for _, sql := range []string{
-		// What a store of the build before looks like: no tool index, and
-		// another schema digest.
-		`DROP TABLE sessionsearch_tools`,
-		`UPDATE sessionsearch_meta SET value = 'before' WHERE key = 'schema_digest'`,
-	} {
-		if _, err := w.db.ExecContext(w.ctx, sql); err != nil {
+	caller := driver.Options{Caller: "agent:main:main"}
+	tools := driver.SearchOptions{Options: caller, Scope: []string{"toolResults", "toolCalls"}}
+	schema := func() string {
+		var names string
+		if err := w.db.QueryRowContext(w.ctx, `SELECT coalesce(group_concat(name, ' '), '') FROM (SELECT name FROM sqlite_schema WHERE name LIKE 'sessionsearch_tool%' ORDER BY name)`).Scan(&names); err != nil {
 			t.Fatal(err)
 		}
+		return names
 	}
-	_, err := w.db.Search(w.ctx, "quartzite", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Scope: []string{"toolResults"}})
-	if err == nil || !strings.Contains(err.Error(), "sessionsearch_migrate") {
-		t.Fatalf("search before migrate: %v", err)
+	refused := func(when string) {
+		t.Helper()
+		_, err := w.db.Search(w.ctx, "quartzite", tools)
+		if err == nil || !strings.Contains(err.Error(), "sessionsearch_tool_index(1)") || !strings.Contains(err.Error(), "toolResults,toolCalls") {
+			t.Fatalf("%s: a tool scope gives %v", when, err)
+		}
+		if got := schema(); got != "" {
+			t.Fatalf("%s: the schema has %s", when, got)
+		}
 	}
-	if _, err := w.db.Migrate(w.ctx); err != nil {
-		t.Fatal(err)
+	for i, step := range []struct {
+		name string
+		do   func() error
+		on   bool
+		want string // the tool hits of quartzite, when on
+	}{
+		{"by default", func() error { return nil }, false, ""},
+		{"switched on", func() error { return w.db.SetToolIndex(w.ctx, true) }, true, "r1:toolResult:exec a1:toolCall:exec"},
+		{"on again", func() error { return w.db.SetToolIndex(w.ctx, true) }, true, "r1:toolResult:exec a1:toolCall:exec"},
+		{"appended to", func() error {
+			w.toolSession("agent:main:other", "quartzite twice, quartzite")
+			return nil
+		}, true, "r1:toolResult:exec r1:toolResult:exec a1:toolCall:exec a1:toolCall:exec"},
+		{"left behind by another schema", func() error {
+			// A build that does not know the tool index writes on: its
+			// schema digest is another, and the index misses its rows.
+			for _, sql := range []string{
+				`UPDATE sessionsearch_meta SET value = 'before' WHERE key = 'schema_digest'`,
+				`DELETE FROM sessionsearch_tools`,
+			} {
+				if _, err := w.db.ExecContext(w.ctx, sql); err != nil {
+					return err
+				}
+			}
+			_, err := w.db.Migrate(w.ctx)
+			return err
+		}, true, "r1:toolResult:exec r1:toolResult:exec a1:toolCall:exec a1:toolCall:exec"},
+		{"switched off", func() error { return w.db.SetToolIndex(w.ctx, false) }, false, ""},
+		{"appended to, off", func() error {
+			w.toolSession("agent:main:third", "quartzite")
+			return nil
+		}, false, ""},
+		{"on once more", func() error { return w.db.SetToolIndex(w.ctx, true) }, true,
+			"r1:toolResult:exec r1:toolResult:exec r1:toolResult:exec a1:toolCall:exec a1:toolCall:exec a1:toolCall:exec"},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatalf("%d %s: %v", i, step.name, err)
+		}
+		on, err := w.db.ToolIndex(w.ctx)
+		if err != nil || on != step.on {
+			t.Fatalf("%s: ToolIndex %v, %v", step.name, on, err)
+		}
+		// The messages' search never sees tool text.
+		if got := hitKinds(w.search("quartzite", driver.SearchOptions{Options: caller})); got != "" {
+			t.Fatalf("%s: the messages' search finds %q", step.name, got)
+		}
+		if !step.on {
+			refused(step.name)
+			continue
+		}
+		if got := hitKinds(w.search("quartzite", tools)); got != step.want {
+			t.Fatalf("%s: %q, want %q", step.name, got, step.want)
+		}
+		if _, err := w.db.ExecContext(w.ctx, `INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('integrity-check')`); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
 	}
-	res := w.search("quartzite", driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Scope: []string{"toolResults", "toolCalls"}})
-	if got := hitKinds(res); got != "r1:toolResult:exec a1:toolCall:exec" {
-		t.Fatalf("after migrate: %q", got)
-	}
-	if _, err := w.db.ExecContext(w.ctx, `INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('integrity-check')`); err != nil {
-		t.Fatal(err)
+	for _, bad := range []string{`SELECT sessionsearch_tool_index(2)`, `SELECT sessionsearch_tool_index(1, 2)`} {
+		if _, err := w.db.ExecContext(w.ctx, bad); err == nil || !strings.Contains(err.Error(), "sessionsearch_tool_index") {
+			t.Fatalf("%s: %v", bad, err)
+		}
 	}
 }

@@ -59,6 +59,7 @@ var functions = []function{
 	// The transcript store (store.go).
 	{"sessionsearch_migrate", 0, directOnly, fnMigrate},
 	{"sessions_defer_indexing", 1, directOnly, fnDeferIndexing},
+	{"sessionsearch_tool_index", -1, directOnly, fnToolIndex},
 	{"sessions_reconcile", -1, directOnly, fnReconcile},
 	{"sessions_index_status", 0, 0, fnIndexStatus},
 	{"sessionsearch_event", 1, deterministic | innocuous, fnEvent},

@@ -625,10 +625,7 @@ func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]
 		}
 		more, err := s.candidatesOf(sql, named{":calls": calls, ":results": results}, expr, groups, exact, n)
 		if err != nil {
-			if strings.Contains(err.Error(), "no such table") {
-				return nil, fmt.Errorf("this store has no index of tool text yet: run SELECT sessionsearch_migrate() (%w)", err)
-			}
-			return nil, err
+			return nil, store.ToolScopeError(s.opts.Scope, err)
 		}
 		for i := range more {
 			more[i].RowID = ^more[i].RowID

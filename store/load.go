@@ -29,12 +29,17 @@ type Prepared struct {
 	Frame  bool             // Stored is a zstd frame, bound as a BLOB
 	Entry  transcript.Entry // as transcript.Read reads the event
 	Text   Tokenized        // IndexedText, and its tokens
-	Tool   Tokenized        // ToolIndexedText's text, and its tokens (S30)
+	Tool   Tokenized        // ToolIndexedText's text, and its tokens (S30), when tooled
+	tooled bool             // Tool is prepared: the Preparer's Tools was set
 	Err    error            // why the append trigger would refuse the event
 }
 
 // A Preparer prepares events for Load, on one goroutine (its scratch).
-type Preparer struct{ out tokenizer.Output }
+// Tools: the store keeps the tool index (S33), whose text it prepares too.
+type Preparer struct {
+	out   tokenizer.Output
+	Tools bool
+}
 
 // Prepare reads the event at seq of a transcript for Load: its entry, the
 // text the index keeps and its tokens, and the form transcript_events
@@ -46,9 +51,9 @@ func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
 		return Prepared{Err: err}
 	}
 	p := Prepared{Entry: e, Text: tokenized(IndexedText(e, text), &r.out)}
-	if transcript.ToolRole(e.Role) {
+	if r.Tools && transcript.ToolRole(e.Role) {
 		_, tool := ToolIndexedText(event)
-		p.Tool = tokenized(tool, &r.out)
+		p.Tool, p.tooled = tokenized(tool, &r.out), true
 	}
 	stored, frame := StoredEvent(seq, event, nil)
 	if !frame {
@@ -133,6 +138,11 @@ func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 	if err := l.prepare(); err != nil {
 		return res, err
 	}
+	if p, ok := f.(*Pipe); ok {
+		// Its reader prepares the tool text from now on (an event it
+		// prepared before without it gets it here: toolText).
+		p.tools.Store(l.tools)
+	}
 	defer closeAll(l.stmts)
 	defer func() {
 		if l.sql != nil {
@@ -160,6 +170,8 @@ type loader struct {
 	stmts []Stmt
 	// The prepared statements.
 	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, insertTool, tipAfter Stmt
+	tools                                                                                         bool // the store keeps the tool index (S33)
+	out                                                                                           tokenizer.Output
 	sql                                                                                           *sqlIndex // for the rows it does not hold
 	moving                                                                                        *Prepared // the event whose move Repath applies
 	movingID                                                                                      int64
@@ -198,16 +210,20 @@ func (l *loader) prepare() error {
 		`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`,
 		insertEntry,
 		sqlIndexSQL[0][2],
-		sqlIndexSQL[1][2],
 		`SELECT e.tip_leaf, e.tip_key, e.tip_messages, s.pending FROM sessionsearch_entries AS e, sessionsearch_sessions AS s
 			WHERE e.id = ?1 AND s.sid = ?2`)
 	if err != nil {
 		return err
 	}
-	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.insertTool, l.tipAfter =
-		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6], l.stmts[7]
-	l.sql, err = newSQLIndex(l.c)
-	return err
+	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.tipAfter =
+		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6]
+	if l.sql, err = newSQLIndex(l.c); err != nil {
+		return err
+	}
+	if l.tools = l.sql.tools; l.tools {
+		l.insertTool = l.sql.stmts[1][2]
+	}
+	return nil
 }
 
 // errLoadOrder is a feed that breaks the order of items.
@@ -330,8 +346,12 @@ func (l *loader) event(p *Prepared) error {
 	if rec.Active && rec.Message {
 		l.hold(indexRow{id, false, p.Text})
 	}
-	if rec.Active && transcript.ToolRole(rec.Role) {
-		l.hold(indexRow{id, true, p.Tool})
+	if l.tools && rec.Active && transcript.ToolRole(rec.Role) {
+		tool, err := l.toolText(p)
+		if err != nil {
+			return err
+		}
+		l.hold(indexRow{id, true, tool})
 	}
 	if l.textBytes >= loadIndexRun {
 		if err := l.flush(); err != nil {
@@ -428,6 +448,25 @@ func (l *loader) end(abort error) error {
 	return nil
 }
 
+// toolText is the tool index's text of a prepared event, and its tokens:
+// prepared by the reader, or here for an event the reader prepared before
+// the load told it the store keeps the tool index.
+func (l *loader) toolText(p *Prepared) (Tokenized, error) {
+	if p.tooled {
+		return p.Tool, nil
+	}
+	json, err := EventJSON(p.Stored, nil)
+	if err != nil {
+		return Tokenized{}, err
+	}
+	_, text := ToolIndexedText(json)
+	p.Tool, p.tooled = tokenized(text, &l.out), true
+	return p.Tool, nil
+}
+
+// indexesTools is the indexWriter's.
+func (l *loader) indexesTools() bool { return l.tools }
+
 // hold keeps an index row until the next flush.
 func (l *loader) hold(r indexRow) {
 	l.texts = append(l.texts, r)
@@ -452,7 +491,11 @@ func (l *loader) index(id int64, tools bool) error {
 	row := indexRow{id: id, tools: tools}
 	switch {
 	case l.moving != nil && l.movingID == id && tools:
-		row.text = l.moving.Tool
+		text, err := l.toolText(l.moving)
+		if err != nil {
+			return err
+		}
+		row.text = text
 	case l.moving != nil && l.movingID == id:
 		row.text = l.moving.Text
 	default:

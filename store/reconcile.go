@@ -375,6 +375,9 @@ type indexWriter interface {
 	unindex(id int64, tools bool) error
 	// index adds entry id's row, once the entry is active.
 	index(id int64, tools bool) error
+	// indexesTools reports whether the store keeps the tool index (S33):
+	// when not, a replay does no tool work.
+	indexesTools() bool
 }
 
 // sqlIndex writes the index by SQL. The text goes both ways through the
@@ -395,47 +398,60 @@ var sqlIndexSQL = [2][3]string{{
 	`INSERT INTO sessionsearch_tools(rowid, text) VALUES (?1, ?2)`,
 }}
 
-type sqlIndex struct{ stmts [2][3]Stmt }
+type sqlIndex struct {
+	stmts [2][3]Stmt
+	tools bool // the store keeps the tool index (S33): stmts[1] are prepared
+}
 
+// newSQLIndex prepares the statements of the indexes the store keeps.
 func newSQLIndex(c Conn) (*sqlIndex, error) {
-	stmts, err := prepareAll(c, append(sqlIndexSQL[0][:], sqlIndexSQL[1][:]...)...)
+	tools, err := ToolIndexOn(c)
 	if err != nil {
 		return nil, err
 	}
-	x := &sqlIndex{}
+	sqls := sqlIndexSQL[0][:]
+	if tools {
+		sqls = append(sqls, sqlIndexSQL[1][:]...)
+	}
+	stmts, err := prepareAll(c, sqls...)
+	if err != nil {
+		return nil, err
+	}
+	x := &sqlIndex{tools: tools}
 	copy(x.stmts[0][:], stmts[:3])
 	copy(x.stmts[1][:], stmts[3:])
 	return x, nil
 }
 
-func (x *sqlIndex) close() { closeAll(append(x.stmts[0][:], x.stmts[1][:]...)) }
-
-func tableOf(tools bool) int {
-	if tools {
-		return 1
+func (x *sqlIndex) close() {
+	n := 3
+	if x.tools {
+		n = 6
 	}
-	return 0
+	closeAll(append(x.stmts[0][:], x.stmts[1][:]...)[:n])
 }
 
-func (x *sqlIndex) unindex(id int64, tools bool) error { return x.stmts[tableOf(tools)][0].Run(id) }
+func (x *sqlIndex) indexesTools() bool { return x.tools }
+
+func (x *sqlIndex) unindex(id int64, tools bool) error { return x.stmts[toolsIndex(tools)][0].Run(id) }
 
 func (x *sqlIndex) index(id int64, tools bool) error {
 	text, err := x.text(id, tools)
 	if err != nil {
 		return err
 	}
-	return x.stmts[tableOf(tools)][2].Run(id, text)
+	return x.stmts[toolsIndex(tools)][2].Run(id, text)
 }
 
 // text is the content view's text of active entry id.
 func (x *sqlIndex) text(id int64, tools bool) (string, error) {
 	var text string
 	found := false
-	if err := x.stmts[tableOf(tools)][1].Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
+	if err := x.stmts[toolsIndex(tools)][1].Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
 		return "", err
 	}
 	if !found {
-		return "", fmt.Errorf("entry %d: active entry not in the content view of %s", id, sqlIndexSQL[tableOf(tools)][1])
+		return "", fmt.Errorf("entry %d: active entry not in the content view of %s", id, sqlIndexSQL[toolsIndex(tools)][1])
 	}
 	return text, nil
 }
@@ -459,6 +475,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 		defer x.close()
 		w = x
 	}
+	tools := w.indexesTools()
 	changes := 0
 	buf := make([]entryState, reconcileChunk)
 	for i := rp.next; i < rp.n; {
@@ -496,7 +513,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 						return false, err
 					}
 				}
-				if st.tool() {
+				if st.tool() && tools {
 					if err := w.unindex(id, true); err != nil {
 						return false, err
 					}
@@ -516,7 +533,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 					return false, err
 				}
 			}
-			if st.tool() {
+			if st.tool() && tools {
 				if err := w.index(id, true); err != nil {
 					return false, err
 				}

@@ -629,6 +629,7 @@ var (
 		"sessionsearch_repath",
 		"sessionsearch_replacing",
 		"sessionsearch_tokens",
+		"sessionsearch_tool_index",
 		"sessionsearch_tool_text",
 		"sessionsearch_version",
 	}
