@@ -90,7 +90,7 @@ func ToolScopeError(scope []string, err error) error {
 	if err == nil || !strings.Contains(err.Error(), "no such table: sessionsearch_tool") {
 		return err
 	}
-	return fmt.Errorf("sessions_search: scope %q searches tool calls and results, which this store does not index: switch tool indexing on with SELECT sessionsearch_tool_index(1) (or sessionsearch import --tools), once, and search again",
+	return fmt.Errorf("scope %q searches tool calls and results, which this store does not index: switch tool indexing on with SELECT sessionsearch_tool_index(1) (or sessionsearch import --tools), once, and search again",
 		strings.Join(scope, ","))
 }
 

@@ -53,7 +53,7 @@ func TestToolScopeError(t *testing.T) {
 		want  []string // in the message; nil: err itself
 	}{
 		{[]string{"toolResults"}, errors.New("no such table: sessionsearch_tools"),
-			[]string{"sessions_search", `"toolResults"`, "SELECT sessionsearch_tool_index(1)", "import --tools"}},
+			[]string{`"toolResults"`, "SELECT sessionsearch_tool_index(1)", "import --tools"}},
 		{[]string{"messages", "toolCalls"}, errors.New("no such table: sessionsearch_tool_entries"),
 			[]string{`"messages,toolCalls"`, "sessionsearch_tool_index(1)"}},
 		{[]string{"toolCalls"}, other, nil},

@@ -57,15 +57,22 @@ type importProgram struct {
 }
 
 func importers(b *testing.B, home string, args []string, dejaVu bool) []importProgram {
-	ours := func(bin string) func(*testing.B) importRun {
+	ours := func(bin string, flags ...string) func(*testing.B) importRun {
 		return func(b *testing.B) importRun {
 			dir := b.TempDir()
-			cmd := exec.Command(bin, append([]string{"import", "--db", filepath.Join(dir, "bench.db")}, args...)...)
+			cmd := exec.Command(bin, append(append([]string{"import", "--db", filepath.Join(dir, "bench.db")}, flags...), args...)...)
 			cmd.Env = []string{"HOME=" + home}
 			return runImporter(b, cmd, dir)
 		}
 	}
 	list := []importProgram{{"this build", ours(binary)}}
+	if os.Getenv("SESSIONSEARCH_BENCH_TOOLS") != "" {
+		// This build with its tool index on (docs/store.md S33), against
+		// this build and the baseline without.
+		list = append(list, importProgram{"this build", ours(binary)})
+		list[0].run = ours(binary, "--tools")
+		list[0].name = "this build --tools"
+	}
 	if bin := os.Getenv("SESSIONSEARCH_BENCH_BASELINE"); bin != "" {
 		list = append(list, importProgram{"baseline", ours(bin)})
 	}
