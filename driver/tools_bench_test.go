@@ -18,16 +18,19 @@ import (
 // stored SESSIONSEARCH_TOOL_COPIES times under its own keys
 // (docs/performance.md#tool-text):
 //
-//   - build: storing every transcript through the append trigger, which
-//     indexes the messages and the tool text;
-//   - rebuild/messages, rebuild/tools: rebuilding each index alone from
-//     the stored events, the work each index adds to a build;
-//   - search/default with a full and an emptied tool index (two stores
-//     built alike): the default search, which does not read the tool
-//     index (docs/search.md Q35);
+//   - build/tools=off, build/tools=on: storing every transcript through
+//     the append trigger, which indexes the messages, and the tool text
+//     in a store that keeps the tool index (docs/store.md S33);
+//   - rebuild/fts, rebuild/tools: rebuilding each index alone from the
+//     stored events, the work each index adds to a build, and what
+//     switching the tool index on costs (S34);
+//   - search/default/tools=off, search/default/tools=on: the default
+//     search in a store without and with the tool index (two stores of
+//     the same transcripts), which does not read the tool index
+//     (docs/search.md Q35);
 //   - search/tools: the same queries with scope toolCalls and toolResults.
 //
-// Each sub-benchmark reports the bytes of both indexes (their _data and
+// Each sub-benchmark reports the bytes of the indexes (their _data and
 // _docsize tables) as fts_KiB and tools_KiB.
 func BenchmarkToolIndex(b *testing.B) {
 	copies := benchenv.Int(b, "SESSIONSEARCH_TOOL_COPIES", 8)
@@ -39,8 +42,11 @@ func BenchmarkToolIndex(b *testing.B) {
 	for _, f := range files {
 		transcripts = append(transcripts, readLines(b, f))
 	}
-	build := func(b *testing.B) (*driver.DB, context.Context) {
+	build := func(b *testing.B, tools bool) (*driver.DB, context.Context) {
 		db, ctx := openStore(b)
+		if err := db.SetToolIndex(ctx, tools); err != nil {
+			b.Fatal(err)
+		}
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -70,7 +76,13 @@ func BenchmarkToolIndex(b *testing.B) {
 		return db, ctx
 	}
 	sizes := func(b *testing.B, db *driver.DB) {
-		for _, fts := range []string{"sessionsearch_fts", "sessionsearch_tools"} {
+		indexes := []string{"sessionsearch_fts"}
+		if on, err := db.ToolIndex(context.Background()); err != nil {
+			b.Fatal(err)
+		} else if on {
+			indexes = append(indexes, "sessionsearch_tools")
+		}
+		for _, fts := range indexes {
 			var n float64
 			if err := db.QueryRow(`SELECT (SELECT sum(length(block)) FROM ` + fts + `_data) + (SELECT coalesce(sum(length(sz)), 0) FROM ` + fts + `_docsize)`).Scan(&n); err != nil {
 				b.Fatal(err)
@@ -78,14 +90,16 @@ func BenchmarkToolIndex(b *testing.B) {
 			b.ReportMetric(n/1024, fts[len("sessionsearch_"):]+"_KiB")
 		}
 	}
-	b.Run("build", func(b *testing.B) {
-		var db *driver.DB
-		for b.Loop() {
-			db, _ = build(b)
-		}
-		sizes(b, db)
-	})
-	db, ctx := build(b)
+	for _, tools := range []bool{false, true} {
+		b.Run(fmt.Sprintf("build/tools=%s", onOff(tools)), func(b *testing.B) {
+			var db *driver.DB
+			for b.Loop() {
+				db, _ = build(b, tools)
+			}
+			sizes(b, db)
+		})
+	}
+	db, ctx := build(b, true)
 	for _, fts := range []string{"sessionsearch_fts", "sessionsearch_tools"} {
 		b.Run("rebuild/"+fts[len("sessionsearch_"):], func(b *testing.B) {
 			for b.Loop() {
@@ -115,17 +129,19 @@ func BenchmarkToolIndex(b *testing.B) {
 			sizes(b, db)
 		}
 	}
-	// Two stores built alike, one with its tool index emptied.
-	full, _ := build(b)
-	empty, _ := build(b)
-	for _, sql := range []string{`INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('delete-all')`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
-		if _, err := empty.ExecContext(ctx, sql); err != nil {
-			b.Fatal(err)
-		}
+	// Two stores of the same transcripts, without and with the tool index.
+	off, _ := build(b, false)
+	on, _ := build(b, true)
+	b.Run("search/default/tools=off", search(off, nil))
+	b.Run("search/default/tools=on", search(on, nil))
+	b.Run("search/tools", search(on, []string{"toolCalls", "toolResults"}))
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
 	}
-	b.Run("search/default/tools=full", search(full, nil))
-	b.Run("search/default/tools=empty", search(empty, nil))
-	b.Run("search/tools", search(full, []string{"toolCalls", "toolResults"}))
+	return "off"
 }
 
 func readLines(b *testing.B, path string) []string {

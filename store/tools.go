@@ -82,6 +82,11 @@ func SetToolIndex(c Conn, on bool) error {
 	})
 }
 
+// ToolIndexSwitch is the statement that switches a store's tool index on,
+// which the refusal of a tool scope on a store without it names
+// (ToolScopeError), and by which serve tells that refusal from others.
+const ToolIndexSwitch = "SELECT sessionsearch_tool_index(1)"
+
 // ToolScopeError is the error of a search whose scope names tool calls or
 // results (scope, as given) on a store that does not keep the tool index
 // (S35, docs/search.md Q36), when err is SQLite's for the missing table;
@@ -90,8 +95,8 @@ func ToolScopeError(scope []string, err error) error {
 	if err == nil || !strings.Contains(err.Error(), "no such table: sessionsearch_tool") {
 		return err
 	}
-	return fmt.Errorf("scope %q searches tool calls and results, which this store does not index: switch tool indexing on with SELECT sessionsearch_tool_index(1) (or sessionsearch import --tools), once, and search again",
-		strings.Join(scope, ","))
+	return fmt.Errorf("scope %q searches tool calls and results, which this store does not index: switch tool indexing on with %s (or sessionsearch import --tools), once, and search again",
+		strings.Join(scope, ","), ToolIndexSwitch)
 }
 
 // ToolTextLimit bounds the tool text the index keeps of one entry: the

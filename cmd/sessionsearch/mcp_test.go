@@ -83,7 +83,7 @@ func inputSchema(t *testing.T, tool *mcp.Tool) (props, required []string) {
 // agent can read.
 func TestMCPServer(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
-	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	mustRun(t, "import", "--db", dbFile, "--tools", fixtureDir)
 
 	s := connectMCP(t, "--db", dbFile, "--caller", "agent:main:main", "--visibility", "all", "--agent-to-agent", "*")
 	list, err := s.ListTools(context.Background(), nil)
