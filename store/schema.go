@@ -95,7 +95,8 @@ var entriesTable = object{"TABLE", "sessionsearch_entries", `(
 var derived = [2][]object{derivedObjects(false), derivedObjects(true)}
 
 func derivedObjects(tools bool) []object {
-	// only is sql when the store keeps the tool index, else nothing.
+	// only is sql when the store keeps the tool index, else nothing: the
+	// schema of a store without it is the one before the tool index.
 	only := func(sql string) string {
 		if tools {
 			return sql
@@ -146,8 +147,8 @@ func derivedObjects(tools bool) []object {
 			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
 		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
-			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
-		` + only(`DELETE FROM sessionsearch_tools WHERE rowid BETWEEN
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;` + only(`
+		DELETE FROM sessionsearch_tools WHERE rowid BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;`) + `
 		DELETE FROM sessionsearch_entries WHERE id BETWEEN
@@ -193,8 +194,8 @@ func derivedObjects(tools bool) []object {
 		INSERT INTO sessionsearch_fts(rowid, text)
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
 			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
-				AND active AND message;
-		` + only(`-- Its tool text, in the tool index (S30, S33).
+				AND active AND message;` + only(`
+		-- Its tool text, in the tool index (S30, S33).
 		INSERT INTO sessionsearch_tools(rowid, text)
 			SELECT e.id, sessionsearch_tool_text(NEW.event) FROM sessionsearch_entries AS e
 			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
