@@ -246,7 +246,7 @@ var (
 		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(),
 			Help: "the `time` that time phrases are relative to, in its time zone (default: the clock)"},
 		{Name: "scope", Type: TypeStrings, Enum: []string{ScopeMessages, ScopeToolCalls, ScopeToolResults},
-			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool"},
+			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool. Tool text is searchable in a store that indexes it (import --tools)"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},
