@@ -412,6 +412,8 @@ function messageItem(s, m, ranges) {
   const article = el('article', 'message ' + (toolRoles.has(m.role) ? 'tool' : m.role));
   if (toolRoles.has(m.role)) {
     const details = el('details', null, el('summary', null, `Tool result · ${number.format(m.text.length)} characters`), text);
+    // A tool hit's result is open at once (U14).
+    details.open = m.id === s.m;
     article.append(head, details);
   } else {
     article.append(head, text);

@@ -539,8 +539,13 @@ func TestToolScope(t *testing.T) {
 	// A tool hit opens its session with the tools shown, at the hit.
 	tb.do(chromedp.Click(chromedp.CSS(`#results a.hit[data-message="c38"]`)))
 	tb.wait(`!document.getElementById('session-view').hidden && document.getElementById('tools').checked && document.querySelector('#messages .hit') !== null`)
-	if id := tb.str(`document.querySelector('#messages .hit').id`); id != "m-c38" {
+	if id := tb.str(`document.querySelector('#messages .hit').closest('li').id`); id != "m-c38" {
 		t.Errorf("the tool hit opened at %q", id)
+	}
+	var open bool
+	tb.eval(`document.querySelector('#messages .hit details').open`, &open)
+	if !open {
+		t.Error("the tool result of the hit is folded")
 	}
 
 	again := signIn(t, s, address, tokOperator)
