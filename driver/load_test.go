@@ -28,7 +28,8 @@ type loadSession struct {
 // the same rows with plain SQL through the append trigger does (then
 // reconciling what the trigger deferred for its size): every table, row
 // for row, the index term for term, and every search and history the
-// same, on every fixture and on random transcripts.
+// same, on every fixture and on random transcripts; with the tool index
+// (S33) and without it, when neither writes a row of tool text.
 func TestLoadEqualsTrigger(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -40,41 +41,44 @@ func TestLoadEqualsTrigger(t *testing.T) {
 		{"random-frames", func(*testing.T) []loadSession { return randomSessions(rand.New(rand.NewSource(28)), 12, 120) }},
 		{"deferred-for-its-size", func(*testing.T) []loadSession { return bigBranchedSession() }},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			sessions := c.sessions(t)
-			if len(sessions) == 0 {
-				t.Fatal("no sessions")
-			}
-			ctx := context.Background()
-			byTrigger, refusedByTrigger := storeByTrigger(t, ctx, sessions)
-			byLoad, refusedByLoad := storeByLoad(t, ctx, sessions)
-			if strings.Join(refusedByTrigger, "\n") != strings.Join(refusedByLoad, "\n") {
-				t.Fatalf("refused by the trigger:\n%s\nby the load:\n%s", strings.Join(refusedByTrigger, "\n"), strings.Join(refusedByLoad, "\n"))
-			}
-			a, b := storeDump(t, ctx, byTrigger), storeDump(t, ctx, byLoad)
-			if len(a) != len(b) {
-				t.Fatalf("%d parts against %d", len(a), len(b))
-			}
-			for i := range a {
-				if a[i] != b[i] {
-					t.Fatalf("the trigger and the bulk load differ in %s", firstDifference(a[i], b[i]))
-				}
-			}
-			frames := 0
-			byLoad.QueryRowContext(ctx, `SELECT count(*) FROM transcript_events WHERE typeof(event) = 'blob'`).Scan(&frames)
-			t.Logf("%d sessions (%d refused), %d parts compared, %d events stored as frames", len(sessions), len(refusedByLoad), len(a), frames)
-			if c.name == "random-frames" && frames == 0 {
-				t.Fatal("no event was stored as a frame")
-			}
-		})
+		for _, tools := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tools=%v", c.name, tools), func(t *testing.T) { loadEqualsTrigger(t, c.name, c.sessions(t), tools) })
+		}
+	}
+}
+
+func loadEqualsTrigger(t *testing.T, name string, sessions []loadSession, tools bool) {
+	if len(sessions) == 0 {
+		t.Fatal("no sessions")
+	}
+	ctx := context.Background()
+	byTrigger, refusedByTrigger := storeByTrigger(t, ctx, sessions, tools)
+	byLoad, refusedByLoad := storeByLoad(t, ctx, sessions, tools)
+	if strings.Join(refusedByTrigger, "\n") != strings.Join(refusedByLoad, "\n") {
+		t.Fatalf("refused by the trigger:\n%s\nby the load:\n%s", strings.Join(refusedByTrigger, "\n"), strings.Join(refusedByLoad, "\n"))
+	}
+	a, b := storeDump(t, ctx, byTrigger), storeDump(t, ctx, byLoad)
+	if len(a) != len(b) {
+		t.Fatalf("%d parts against %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("the trigger and the bulk load differ in %s", firstDifference(a[i], b[i]))
+		}
+	}
+	frames := 0
+	byLoad.QueryRowContext(ctx, `SELECT count(*) FROM transcript_events WHERE typeof(event) = 'blob'`).Scan(&frames)
+	t.Logf("%d sessions (%d refused), %d parts compared, %d events stored as frames", len(sessions), len(refusedByLoad), len(a), frames)
+	if name == "random-frames" && frames == 0 {
+		t.Fatal("no event was stored as a frame")
 	}
 }
 
 // storeByTrigger stores the sessions with plain SQL, one transaction each,
 // each event in the form a bulk load stores it (store.StoredEvent), then
 // reconciles.
-func storeByTrigger(t *testing.T, ctx context.Context, sessions []loadSession) (*driver.DB, []string) {
-	db, _ := openStore(t)
+func storeByTrigger(t *testing.T, ctx context.Context, sessions []loadSession, tools bool) (*driver.DB, []string) {
+	db := openStoreTools(t, tools)
 	var refused []string
 	for _, s := range sessions {
 		tx, err := db.BeginTx(ctx, nil)
@@ -110,8 +114,8 @@ func storeByTrigger(t *testing.T, ctx context.Context, sessions []loadSession) (
 
 // storeByLoad stores the sessions with a Loader, in transactions of a few
 // sessions, then reconciles what it deferred.
-func storeByLoad(t *testing.T, ctx context.Context, sessions []loadSession) (*driver.DB, []string) {
-	db, _ := openStore(t)
+func storeByLoad(t *testing.T, ctx context.Context, sessions []loadSession, tools bool) (*driver.DB, []string) {
+	db := openStoreTools(t, tools)
 	var refused, failures []string
 	l, err := bulk.NewLoader(ctx, db.DB, bulk.LoaderOptions{HoldBytes: 64 << 10, BatchBytes: 200 << 10,
 		Loaded: func(tag any, events int64, err error) {
@@ -162,24 +166,45 @@ func storeDump(t *testing.T, ctx context.Context, db *driver.DB) []string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
-		t.Fatalf("integrity-check: %v", err)
-	}
-	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.vocab USING fts5vocab('main', 'sessionsearch_fts', 'instance')`); err != nil {
+	tools, err := db.ToolIndex(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
+	indexes := []string{"sessionsearch_fts"}
+	if tools {
+		indexes = append(indexes, "sessionsearch_tools")
+	}
+	for _, fts := range indexes {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO `+fts+`(`+fts+`) VALUES ('integrity-check')`); err != nil {
+			t.Fatalf("%s integrity-check: %v", fts, err)
+		}
+		if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.`+strings.TrimPrefix(fts, "sessionsearch_")+`_vocab USING fts5vocab('main', '`+fts+`', 'instance')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Without the tool index, nothing of it is in the schema (S33).
+	queries := []string{`SELECT type, name FROM sqlite_schema WHERE name LIKE 'sessionsearch_tool%' ORDER BY name`}
+	if tools {
+		// The tool index (docs/store.md S30).
+		queries = append(queries,
+			`SELECT term, doc, col, offset FROM temp.tools_vocab ORDER BY term, doc, col, offset`,
+			`SELECT id, hex(sz) FROM sessionsearch_tools_docsize ORDER BY id`,
+			`SELECT hex(block) FROM sessionsearch_tools_data WHERE id = 1`)
+	} else if got := queryDump(t, ctx, conn, queries[0]); got != "" {
+		t.Fatalf("a store without the tool index has %s", got)
+	}
 	var out []string
-	for _, q := range []string{
+	for _, q := range append(queries, []string{
 		`SELECT * FROM sessions ORDER BY session_key`,
 		`SELECT session_key, seq, typeof(event), hex(event) FROM transcript_events ORDER BY session_key, seq`,
 		`SELECT * FROM sessionsearch_sessions ORDER BY sid`,
 		`SELECT * FROM sessionsearch_entries ORDER BY id`,
 		`SELECT * FROM sessionsearch_meta WHERE key NOT IN ('reconcile_mark', 'sessions_change') ORDER BY key`,
-		`SELECT term, doc, col, offset FROM temp.vocab ORDER BY term, doc, col, offset`,
+		`SELECT term, doc, col, offset FROM temp.fts_vocab ORDER BY term, doc, col, offset`,
 		`SELECT id, hex(sz) FROM sessionsearch_fts_docsize ORDER BY id`,
 		`SELECT hex(block) FROM sessionsearch_fts_data WHERE id = 1`,
 		`SELECT rowid, text FROM sessionsearch_fts ORDER BY rowid`,
-	} {
+	}...) {
 		out = append(out, q+"\n"+queryDump(t, ctx, conn, q))
 	}
 	// Searches: words of the indexed text, and a prefix of each.
@@ -195,7 +220,7 @@ func storeDump(t *testing.T, ctx context.Context, db *driver.DB) []string {
 	}
 	rows.Close()
 	var words []string
-	rows, err = conn.QueryContext(ctx, `SELECT DISTINCT term FROM temp.vocab ORDER BY term`)
+	rows, err = conn.QueryContext(ctx, `SELECT DISTINCT term FROM temp.fts_vocab ORDER BY term`)
 	if err != nil {
 		t.Fatal(err)
 	}

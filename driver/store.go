@@ -40,6 +40,24 @@ func Migrate(ctx context.Context, e execer) (int, error) {
 	return v, err
 }
 
+// SetToolIndex switches the store to index tool calls and results, or not
+// (sessionsearch_tool_index, docs/store.md S33): on builds the tool index
+// of what is stored, off drops it.
+func (db *DB) SetToolIndex(ctx context.Context, on bool) error {
+	return writing(ctx, db.DB, func(e execer) error {
+		_, err := e.ExecContext(ctx, `SELECT sessionsearch_tool_index(?1)`, on)
+		return err
+	})
+}
+
+// ToolIndex reports whether the store indexes tool calls and results
+// (docs/store.md S33).
+func (db *DB) ToolIndex(ctx context.Context) (bool, error) {
+	var on bool
+	err := db.QueryRowContext(ctx, `SELECT sessionsearch_tool_index()`).Scan(&on)
+	return on, err
+}
+
 // writing runs fn inside BEGIN IMMEDIATE on one connection of e, unless e
 // is a transaction of the caller's. sessionsearch_migrate and
 // sessions_reconcile write from inside a SELECT, whose read transaction

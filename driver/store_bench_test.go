@@ -39,6 +39,16 @@ func openStore(tb testing.TB) (*driver.DB, context.Context) {
 	return db, ctx
 }
 
+// openStoreTools is openStore with the tool index switched on or not
+// (docs/store.md S33).
+func openStoreTools(tb testing.TB, tools bool) *driver.DB {
+	db, ctx := openStore(tb)
+	if err := db.SetToolIndex(ctx, tools); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
 // storeConn is openStore with one connection of its pool, closed when the
 // test ends: what a test of one connection's state (deferral, kept
 // replays, a caller's decisions) needs.

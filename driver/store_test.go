@@ -55,6 +55,9 @@ func (e modelEvent) json() string {
 		m["message"] = map[string]any{"role": e.role, "content": []any{
 			map[string]any{"type": "thinking", "thinking": "hidden reasoning"},
 			map[string]any{"type": "text", "text": e.text},
+			// Tool text (docs/store.md S30), checked by the tool index's
+			// integrity-check against its content view.
+			map[string]any{"type": "toolCall", "id": "c" + e.id, "name": "exec", "arguments": map[string]any{"command": "echo " + e.text}},
 		}}
 	}
 	b, _ := json.Marshal(m)
@@ -313,6 +316,14 @@ func TestStoreModel(t *testing.T) {
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			db, ctx, conn := storeConn(t)
+			// Odd seeds keep the tool index (docs/store.md S33).
+			indexes := []string{"sessionsearch_fts"}
+			if seed%2 == 1 {
+				if err := db.SetToolIndex(ctx, true); err != nil {
+					t.Fatal(err)
+				}
+				indexes = append(indexes, "sessionsearch_tools")
+			}
 			other, err := db.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -357,8 +368,10 @@ func TestStoreModel(t *testing.T) {
 					s.check(fmt.Sprintf("step %d, after the other connection", step))
 				}
 				if step%10 == 9 {
-					if err := s.exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
-						t.Fatalf("step %d: fts5 integrity-check: %v", step, err)
+					for _, fts := range indexes {
+						if err := s.exec(`INSERT INTO ` + fts + `(` + fts + `) VALUES ('integrity-check')`); err != nil {
+							t.Fatalf("step %d: %s integrity-check: %v", step, fts, err)
+						}
 					}
 				}
 			}
@@ -382,8 +395,10 @@ func TestStoreModel(t *testing.T) {
 			if err := conn.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
 				t.Fatalf("integrity_check: %q %v", ok, err)
 			}
-			if err := s.exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('integrity-check')`); err != nil {
-				t.Fatalf("fts5 integrity-check: %v", err)
+			for _, fts := range indexes {
+				if err := s.exec(`INSERT INTO ` + fts + `(` + fts + `) VALUES ('integrity-check')`); err != nil {
+					t.Fatalf("%s integrity-check: %v", fts, err)
+				}
 			}
 		})
 	}

@@ -59,6 +59,7 @@ var functions = []function{
 	// The transcript store (store.go).
 	{"sessionsearch_migrate", 0, directOnly, fnMigrate},
 	{"sessions_defer_indexing", 1, directOnly, fnDeferIndexing},
+	{"sessionsearch_tool_index", -1, directOnly, fnToolIndex},
 	{"sessions_reconcile", -1, directOnly, fnReconcile},
 	{"sessions_index_status", 0, 0, fnIndexStatus},
 	{"sessionsearch_event", 1, deterministic | innocuous, fnEvent},
@@ -67,6 +68,7 @@ var functions = []function{
 	{"sessionsearch_entry", 11, 0, fnEntry},
 	{"sessionsearch_index_version", 0, deterministic | innocuous, fnIndexVersion},
 	{"sessionsearch_message_text", 3, innocuous, fnMessageText},
+	{"sessionsearch_tool_text", 1, deterministic | innocuous, fnToolText},
 	{"sessionsearch_refuse", 4, innocuous, fnRefuse},
 	{"sessionsearch_key_problem", 3, deterministic | innocuous, fnKeyProblem},
 	{"sessionsearch_replacing", 0, innocuous, fnReplacing},

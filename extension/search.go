@@ -329,7 +329,8 @@ type searcher struct {
 	plan  *searchPlan
 	opts  sqlfuncs.SearchOptions
 	d     *store.Decision
-	texts map[int64]string // masked texts read, by rowid
+	texts map[int64]string // masked texts read, by candidate RowID
+	tools map[int64]string // the tools of the tool texts read
 	// formPhrases are the phrases of the words' other forms, once looked up.
 	formPhrases []sqlfuncs.Phrase
 }
@@ -402,7 +403,7 @@ func (s *searcher) filters() named {
 func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 	grouped := s.opts.Group == sqlfuncs.GroupSession
 	relaxed := s.opts.Match == sqlfuncs.MatchRelaxed
-	if !grouped && s.opts.Order != sqlfuncs.OrderBlend && s.opts.Syntax != query.SyntaxQuery {
+	if !grouped && s.opts.Order != sqlfuncs.OrderBlend && s.opts.Syntax != query.SyntaxQuery && !s.opts.SearchesTools() {
 		// The common case: the exact tier alone fills the limit, and its
 		// statement (SearchSQL) does it with snippets.
 		hits, err := s.exact()
@@ -502,6 +503,15 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 		}
 		r := sqlfuncs.SearchHit{SessionKey: h.SessionKey, MessageID: h.MessageID, Role: h.Role, Timestamp: h.Timestamp,
 			Snippet: s.plan.snippet(text, s.opts.SnippetChars, relaxed, s.formPhrases), Score: h.Score, Repeats: h.Repeats}
+		if s.opts.SearchesTools() {
+			r.Kind, r.Tool = sqlfuncs.HitMessage, s.tools[h.RowID]
+			if _, ok := toolRow(h.RowID); ok {
+				r.Kind = sqlfuncs.HitToolResult
+				if h.Role == "assistant" {
+					r.Kind = sqlfuncs.HitToolCall
+				}
+			}
+		}
 		if relaxed {
 			r.Match = h.Match(words)
 		}
@@ -590,13 +600,48 @@ func (s *searcher) exact() ([]sqlfuncs.SearchHit, error) {
 }
 
 // candidates runs CandidatesSQL for an expression of the plan: up to n
-// matches with their scores and coverage. exact marks the rows of the
-// exact tier, which hold every word.
+// matches with their scores and coverage, of each index the scope reads
+// (docs/search.md Q33). exact marks the rows of the exact tier, which hold
+// every word. A row of the tool index has its rowid complemented
+// (toolRow), since an assistant message may be a row of both.
 func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]ranking.Hit, error) {
-	sql := store.CandidatesSQL
-	if s.opts.Order == sqlfuncs.OrderRecent {
-		sql = store.RecentCandidatesSQL
+	messages, calls, results := s.opts.Scopes()
+	recent := s.opts.Order == sqlfuncs.OrderRecent
+	var hits []ranking.Hit
+	if messages {
+		sql := store.CandidatesSQL
+		if recent {
+			sql = store.RecentCandidatesSQL
+		}
+		var err error
+		if hits, err = s.candidatesOf(sql, nil, expr, groups, exact, n); err != nil {
+			return nil, err
+		}
 	}
+	if calls || results {
+		sql := store.ToolCandidatesSQL
+		if recent {
+			sql = store.RecentToolCandidatesSQL
+		}
+		more, err := s.candidatesOf(sql, named{":calls": calls, ":results": results}, expr, groups, exact, n)
+		if err != nil {
+			return nil, store.ToolScopeError(s.opts.Scope, err)
+		}
+		for i := range more {
+			more[i].RowID = ^more[i].RowID
+		}
+		hits = append(hits, more...)
+	}
+	return hits, nil
+}
+
+// toolRow returns the rowid in the tool index of a candidate's RowID, and
+// whether it is one.
+func toolRow(id int64) (int64, bool) { return ^id, id < 0 }
+
+// candidatesOf runs one statement of candidates, with its own parameters
+// beside the plan's.
+func (s *searcher) candidatesOf(sql string, own named, expr string, groups []byte, exact bool, n int) ([]ranking.Hit, error) {
 	st, done, err := s.state.keptStatement(s.db, sql)
 	if err != nil {
 		return nil, err
@@ -609,6 +654,9 @@ func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]
 	defer func() { done(); release() }()
 	args := s.filters()
 	args[":expr"], args[":groups"], args[":candidates"] = expr, store.Blob(groups), n
+	for k, v := range own {
+		args[k] = v
+	}
 	var hits []ranking.Hit
 	full := ranking.Full(len(s.plan.Words))
 	err = st.each(func(store.Row) error {
@@ -623,13 +671,18 @@ func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]
 	return hits, err
 }
 
-// content returns the masked text of a searchable message, read once per
-// search.
+// content returns the masked text of a candidate (a message, or tool text
+// with its tool in s.tools), read once per search.
 func (s *searcher) content(rowid int64) (string, error) {
 	if t, ok := s.texts[rowid]; ok {
 		return t, nil
 	}
-	st, done, err := s.state.keptStatement(s.db, store.ContentSQL)
+	sql, id := store.ContentSQL, rowid
+	tool, isTool := toolRow(rowid)
+	if isTool {
+		sql, id = store.ToolContentSQL, tool
+	}
+	st, done, err := s.state.keptStatement(s.db, sql)
 	if err != nil {
 		return "", err
 	}
@@ -637,8 +690,14 @@ func (s *searcher) content(rowid int64) (string, error) {
 	text := ""
 	err = st.each(func(r store.Row) error {
 		text = r.Text(0)
+		if isTool {
+			if s.tools == nil {
+				s.tools = map[int64]string{}
+			}
+			s.tools[rowid] = store.ToolOf([]byte(r.Text(1)))
+		}
 		return nil
-	}, rowid)
+	}, id)
 	if err == nil {
 		if s.texts == nil {
 			s.texts = map[int64]string{}

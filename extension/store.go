@@ -25,6 +25,29 @@ func fnMigrate(c *call) error {
 	return nil
 }
 
+// fnToolIndex: sessionsearch_tool_index([on]), whether the store keeps
+// the tool index, after switching it when on is given (docs/store.md S33).
+func fnToolIndex(c *call) error {
+	if err := c.argCount(0, 1, "([on])"); err != nil {
+		return err
+	}
+	if len(c.args) == 1 {
+		on, err := c.int(0, "on")
+		if err != nil {
+			return err
+		}
+		if on != 0 && on != 1 {
+			return fmt.Errorf("on must be 0 or 1, got %d", on)
+		}
+		if err := store.SetToolIndex(c.conn(), on == 1); err != nil {
+			return busyHint(err)
+		}
+	}
+	on, err := store.ToolIndexOn(c.conn())
+	c.resultInt(boolInt(on))
+	return err
+}
+
 func fnDeferIndexing(c *call) error {
 	v, err := c.int(0, "on")
 	if err != nil {
@@ -144,6 +167,12 @@ func fnIndexVersion(c *call) error {
 func fnMessageText(c *call) error {
 	seq, _ := c.int(1, "seq")
 	c.resultText(c.state.store.MessageText(c.text(0), seq, c.textBytes(2)))
+	return nil
+}
+
+// fnToolText: sessionsearch_tool_text(event).
+func fnToolText(c *call) error {
+	c.resultText(c.state.store.ToolText(c.textBytes(0)))
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // search answers POST /v1/search: {"query": …, options…} → the JSON of
@@ -95,6 +97,9 @@ func requestError(msg string, o object, argField string) *Error {
 			f = argField
 		}
 		return fail(http.StatusBadRequest, "invalid_field", f, value(f), msg)
+	case strings.Contains(msg, store.ToolIndexSwitch):
+		// A tool scope on a store without the tool index (H27).
+		return fail(http.StatusBadRequest, "invalid_field", "scope", value("scope"), msg)
 	case strings.Contains(msg, "options must be a JSON object"):
 		return fail(http.StatusBadRequest, "invalid_field", "", nil, msg)
 	}

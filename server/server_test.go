@@ -409,3 +409,36 @@ func TestAccessLog(t *testing.T) {
 		t.Errorf("log line of a refused token %s", lines[4])
 	}
 }
+
+// TestToolScope: a search of tool text on a store that does not index it
+// is a 400 naming scope and how to switch it on; switched on while the
+// service runs, the same request finds the tool result, saying its kind
+// and tool (docs/serve.md H27, docs/search.md Q36).
+func TestToolScope(t *testing.T) {
+	s := newServer(t, server.Options{})
+	result := `{"sessionKey":"agent:main:main","seq":1,"event":{"type":"message","id":"r1","timestamp":"2026-01-03T00:00:00Z","message":{"role":"toolResult","toolName":"exec","content":"--- FAIL: TestWombat"}}}`
+	if st, out := s.do(t, tokWriter, "POST", "/v1/append", `{"events":[`+result+`]}`); st != 200 {
+		t.Fatalf("append: %d %s", st, out)
+	}
+	body := `{"query":"wombat","scope":["toolResults"]}`
+	st, out := s.do(t, tokWriter, "POST", "/v1/search", body)
+	var e apiErr
+	if err := json.Unmarshal(out, &e); err != nil || st != 400 || e.Error.Code != "invalid_field" || e.Error.Field != "scope" ||
+		string(e.Error.Value) != `["toolResults"]` || !strings.Contains(e.Error.Message, "sessionsearch_tool_index(1)") {
+		t.Fatalf("a tool scope without the tool index: %d %s", st, out)
+	}
+	if got := s.hits(t, tokWriter, `{"query":"wombat"}`); len(got) != 0 {
+		t.Fatalf("the messages' search finds tool text: %v", got)
+	}
+	if err := s.db.SetToolIndex(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	st, out = s.do(t, tokWriter, "POST", "/v1/search", body)
+	var res struct {
+		Results []struct{ MessageID, Kind, Tool string }
+	}
+	if err := json.Unmarshal(out, &res); err != nil || st != 200 || len(res.Results) != 1 ||
+		res.Results[0].MessageID != "r1" || res.Results[0].Kind != "toolResult" || res.Results[0].Tool != "exec" {
+		t.Fatalf("with the tool index: %d %s", st, out)
+	}
+}

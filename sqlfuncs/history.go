@@ -206,7 +206,18 @@ type SearchHit struct {
 	Repeats int      `json:"repeats,omitempty"` // near-identical messages folded into this one (Q30)
 	// With group session, the score of the hit's session (Q30).
 	SessionScore float64 `json:"sessionScore,omitempty"`
+	// With a scope beyond the messages (Q33): what the hit is (message,
+	// toolCall or toolResult) and, for tool text, which tool.
+	Kind string `json:"kind,omitempty"`
+	Tool string `json:"tool,omitempty"`
 }
+
+// Kinds of a search hit (SearchHit.Kind).
+const (
+	HitMessage    = "message"
+	HitToolCall   = "toolCall"
+	HitToolResult = "toolResult"
+)
 
 // SearchResult is the answer of sessions_search.
 type SearchResult struct {

@@ -45,6 +45,14 @@ func appendHit(b []byte, hit SearchHit) []byte {
 		b = append(b, `,"sessionScore":`...)
 		b = appendJSONFloat(b, hit.SessionScore)
 	}
+	if hit.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = AppendJSONString(b, hit.Kind)
+	}
+	if hit.Tool != "" {
+		b = append(b, `,"tool":`...)
+		b = AppendJSONString(b, hit.Tool)
+	}
 	return append(b, '}')
 }
 

@@ -46,6 +46,9 @@ func TestAppendHit(t *testing.T) {
 	for range 20000 {
 		hit := SearchHit{SessionKey: randomHitString(r), MessageID: randomHitString(r), Role: randomHitString(r),
 			Timestamp: r.Int64() - r.Int64(), Snippet: randomHitString(r), Score: scores[r.IntN(len(scores))] * r.Float64()}
+		if r.IntN(3) == 0 { // a hit of a scope beyond messages (Q33)
+			hit.Kind, hit.Tool = randomHitString(r), randomHitString(r)
+		}
 		checkAppendHit(t, hit)
 	}
 	for _, indexing := range []bool{false, true} {

@@ -61,6 +61,13 @@ const (
 	MatchRelaxed = "relaxed"
 )
 
+// Scopes of sessions_search: what it searches (docs/search.md Q33).
+const (
+	ScopeMessages    = "messages"
+	ScopeToolCalls   = "toolCalls"
+	ScopeToolResults = "toolResults"
+)
+
 // Kinds of session, for the kind filter (sessionkey.Kind).
 const (
 	KindMain      = "main"
@@ -115,6 +122,22 @@ type SearchOptions struct {
 	Match        string    `json:"match,omitempty"`
 	TimePhrases  bool      `json:"timePhrases,omitempty"` // with syntax query: a time phrase bounds the search (Q40)
 	Now          time.Time `json:"now,omitzero"`          // what time phrases are relative to; zero: the clock
+	Scope        []string  `json:"scope,omitempty"`       // empty: messages
+}
+
+// Scopes says what the search reads (docs/search.md Q33): the messages,
+// the tool calls, the tool results; the messages alone by default.
+func (o SearchOptions) Scopes() (messages, calls, results bool) {
+	if len(o.Scope) == 0 {
+		return true, false, false
+	}
+	return slices.Contains(o.Scope, ScopeMessages), slices.Contains(o.Scope, ScopeToolCalls), slices.Contains(o.Scope, ScopeToolResults)
+}
+
+// SearchesTools reports whether the scope holds tool calls or results.
+func (o SearchOptions) SearchesTools() bool {
+	_, calls, results := o.Scopes()
+	return calls || results
 }
 
 // HistoryOptions are the options of sessions_history.
@@ -222,6 +245,8 @@ var (
 			Help: "with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, in any language the tokenizer is tested in) as that period instead of words"},
 		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(),
 			Help: "the `time` that time phrases are relative to, in its time zone (default: the clock)"},
+		{Name: "scope", Type: TypeStrings, Enum: []string{ScopeMessages, ScopeToolCalls, ScopeToolResults},
+			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool. Tool text is searchable in a store that indexes it (import --tools)"},
 	}...)
 	historySpecs = append(slices.Clone(commonSpecs), OptionSpecs{
 		{Name: "limit", Type: TypeInteger, Min: 1, Max: 1000, Default: 200, Help: "at most `n` messages"},

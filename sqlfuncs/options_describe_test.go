@@ -499,4 +499,5 @@ func ExampleSearchOptionSpecs() {
 	// match             string  only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed) (default all)
 	// timePhrases       boolean with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, in any language the tokenizer is tested in) as that period instead of words
 	// now               time    the `time` that time phrases are relative to, in its time zone (default: the clock) (epoch milliseconds or RFC 3339)
+	// scope             array   what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool. Tool text is searchable in a store that indexes it (import --tools)
 }

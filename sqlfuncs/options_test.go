@@ -118,7 +118,7 @@ func TestParseHistoryOptions(t *testing.T) {
 	}
 }
 
-const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project, role, agent, kind, exclude, group, perSession, syntax, match, timePhrases, now)"
+const searchKnown = "(known: caller, visibility, sandboxed, sandboxVisibility, agentToAgent, ceiling, limit, sessionKey, snippetChars, maxBytes, prefix, order, after, before, project, role, agent, kind, exclude, group, perSession, syntax, match, timePhrases, now, scope)"
 
 func TestOptionErrors(t *testing.T) {
 	search := func(js string) error { _, err := ParseSearchOptions(js); return err }

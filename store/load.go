@@ -29,11 +29,17 @@ type Prepared struct {
 	Frame  bool             // Stored is a zstd frame, bound as a BLOB
 	Entry  transcript.Entry // as transcript.Read reads the event
 	Text   Tokenized        // IndexedText, and its tokens
+	Tool   Tokenized        // ToolIndexedText's text, and its tokens (S30), when tooled
+	tooled bool             // Tool is prepared: the Preparer's Tools was set
 	Err    error            // why the append trigger would refuse the event
 }
 
 // A Preparer prepares events for Load, on one goroutine (its scratch).
-type Preparer struct{ out tokenizer.Output }
+// Tools: the store keeps the tool index (S33), whose text it prepares too.
+type Preparer struct {
+	out   tokenizer.Output
+	Tools bool
+}
 
 // Prepare reads the event at seq of a transcript for Load: its entry, the
 // text the index keeps and its tokens, and the form transcript_events
@@ -45,6 +51,10 @@ func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
 		return Prepared{Err: err}
 	}
 	p := Prepared{Entry: e, Text: tokenized(IndexedText(e, text), &r.out)}
+	if r.Tools && transcript.ToolRole(e.Role) {
+		_, tool := ToolIndexedText(event)
+		p.Tool, p.tooled = tokenized(tool, &r.out), true
+	}
 	stored, frame := StoredEvent(seq, event, nil)
 	if !frame {
 		stored = append([]byte(nil), event...)
@@ -55,7 +65,7 @@ func (r *Preparer) Prepare(seq int64, event []byte) Prepared {
 
 // Size is what a prepared event holds in memory, about.
 func (p *Prepared) Size() int {
-	return len(p.Stored) + p.Text.size() + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
+	return len(p.Stored) + p.Text.size() + p.Tool.size() + len(p.Entry.ID) + len(p.Entry.ParentID) + 128
 }
 
 // LoadItem is one step of a bulk load: exactly one of its fields is set.
@@ -128,6 +138,11 @@ func (s *State) Load(c Conn, f LoadFeed) (LoadResult, error) {
 	if err := l.prepare(); err != nil {
 		return res, err
 	}
+	if p, ok := f.(*Pipe); ok {
+		// Its reader prepares the tool text from now on (an event it
+		// prepared before without it gets it here: toolText).
+		p.tools.Store(l.tools)
+	}
 	defer closeAll(l.stmts)
 	defer func() {
 		if l.sql != nil {
@@ -154,13 +169,16 @@ type loader struct {
 	res   *LoadResult
 	stmts []Stmt
 	// The prepared statements.
-	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, tipAfter Stmt
-	sql                                                                               *sqlIndex // for the rows it does not hold
-	moving                                                                            *indexRow // the row of the event whose move Repath applies
-	t                                                                                 *loading
-	texts                                                                             []indexRow
-	textBytes                                                                         int
-	buf                                                                               []byte
+	addSession, sessionRow, hasEvents, insertEvent, insertEntry, insertText, insertTool, tipAfter Stmt
+	tools                                                                                         bool // the store keeps the tool index (S33)
+	out                                                                                           tokenizer.Output
+	sql                                                                                           *sqlIndex // for the rows it does not hold
+	moving                                                                                        *Prepared // the event whose move Repath applies
+	movingID                                                                                      int64
+	t                                                                                             *loading
+	texts                                                                                         []indexRow
+	textBytes                                                                                     int
+	buf                                                                                           []byte
 }
 
 // loading is the transcript a loader is storing.
@@ -175,10 +193,12 @@ type loading struct {
 	failed  error // refused: its rows are undone, the rest of its events skipped
 }
 
-// indexRow is an index row Load holds until it writes a run of them.
+// indexRow is an index row Load holds until it writes a run of them: of
+// the tool index when tools is set.
 type indexRow struct {
-	id   int64
-	text Tokenized
+	id    int64
+	tools bool
+	text  Tokenized
 }
 
 func (l *loader) prepare() error {
@@ -189,7 +209,7 @@ func (l *loader) prepare() error {
 		`SELECT EXISTS (SELECT 1 FROM transcript_events WHERE session_key = ?1)`,
 		`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`,
 		insertEntry,
-		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`,
+		sqlIndexSQL[0][2],
 		`SELECT e.tip_leaf, e.tip_key, e.tip_messages, s.pending FROM sessionsearch_entries AS e, sessionsearch_sessions AS s
 			WHERE e.id = ?1 AND s.sid = ?2`)
 	if err != nil {
@@ -197,8 +217,13 @@ func (l *loader) prepare() error {
 	}
 	l.addSession, l.sessionRow, l.hasEvents, l.insertEvent, l.insertEntry, l.insertText, l.tipAfter =
 		l.stmts[0], l.stmts[1], l.stmts[2], l.stmts[3], l.stmts[4], l.stmts[5], l.stmts[6]
-	l.sql, err = newSQLIndex(l.c)
-	return err
+	if l.sql, err = newSQLIndex(l.c); err != nil {
+		return err
+	}
+	if l.tools = l.sql.tools; l.tools {
+		l.insertTool = l.sql.stmts[1][2]
+	}
+	return nil
 }
 
 // errLoadOrder is a feed that breaks the order of items.
@@ -319,17 +344,24 @@ func (l *loader) event(p *Prepared) error {
 	t.seq++
 	t.tip = rec.Tip
 	if rec.Active && rec.Message {
-		l.texts = append(l.texts, indexRow{id, p.Text})
-		if l.textBytes += p.Text.size() + 64; l.textBytes >= loadIndexRun {
-			if err := l.flush(); err != nil {
-				return err
-			}
+		l.hold(indexRow{id, false, p.Text})
+	}
+	if l.tools && rec.Active && transcript.ToolRole(rec.Role) {
+		tool, err := l.toolText(p)
+		if err != nil {
+			return err
+		}
+		l.hold(indexRow{id, true, tool})
+	}
+	if l.textBytes >= loadIndexRun {
+		if err := l.flush(); err != nil {
+			return err
 		}
 	}
 	if rec.Moves {
 		// A leaf entry or a branch: the replay's changes of the index come
 		// back to the loader (unindex, index), which holds its rows.
-		l.moving = &indexRow{id, p.Text}
+		l.moving, l.movingID = p, id
 		err := l.s.repath(l.c, t.sid, l)
 		l.moving = nil
 		if err != nil {
@@ -416,33 +448,64 @@ func (l *loader) end(abort error) error {
 	return nil
 }
 
+// toolText is the tool index's text of a prepared event, and its tokens:
+// prepared by the reader, or here for an event the reader prepared before
+// the load told it the store keeps the tool index.
+func (l *loader) toolText(p *Prepared) (Tokenized, error) {
+	if p.tooled {
+		return p.Tool, nil
+	}
+	json, err := EventJSON(p.Stored, nil)
+	if err != nil {
+		return Tokenized{}, err
+	}
+	_, text := ToolIndexedText(json)
+	p.Tool, p.tooled = tokenized(text, &l.out), true
+	return p.Tool, nil
+}
+
+// indexesTools is the indexWriter's.
+func (l *loader) indexesTools() bool { return l.tools }
+
+// hold keeps an index row until the next flush.
+func (l *loader) hold(r indexRow) {
+	l.texts = append(l.texts, r)
+	l.textBytes += r.text.size() + 64
+}
+
 // unindex is the indexWriter's, for a replay Repath does: a row the
 // loader holds is dropped (marked with id -1), any other unindexed by SQL.
-func (l *loader) unindex(id int64) error {
+func (l *loader) unindex(id int64, tools bool) error {
 	for i := range l.texts {
-		if l.texts[i].id == id {
+		if l.texts[i].id == id && l.texts[i].tools == tools {
 			l.texts[i] = indexRow{id: -1}
 			return nil
 		}
 	}
-	return l.sql.unindex(id)
+	return l.sql.unindex(id, tools)
 }
 
 // index is the indexWriter's: the row is held, with its tokens when it is
 // the event being stored, else with the content view's text.
-func (l *loader) index(id int64) error {
-	row := indexRow{id: id}
-	if l.moving != nil && l.moving.id == id {
-		row.text = l.moving.text
-	} else {
-		text, err := l.sql.text(id)
+func (l *loader) index(id int64, tools bool) error {
+	row := indexRow{id: id, tools: tools}
+	switch {
+	case l.moving != nil && l.movingID == id && tools:
+		text, err := l.toolText(l.moving)
+		if err != nil {
+			return err
+		}
+		row.text = text
+	case l.moving != nil && l.movingID == id:
+		row.text = l.moving.Text
+	default:
+		text, err := l.sql.text(id, tools)
 		if err != nil {
 			return err
 		}
 		row.text = Tokenized{Text: text}
 	}
-	l.texts = append(l.texts, row)
-	l.textBytes += row.text.size() + 64
+	l.hold(row)
 	return nil
 }
 
@@ -454,8 +517,12 @@ func (l *loader) flush() error {
 		if r.id < 0 {
 			continue
 		}
+		insert := l.insertText
+		if r.tools {
+			insert = l.insertTool
+		}
 		handoff.Store(&r.text)
-		err := l.insertText.Run(r.id, r.text.Text)
+		err := insert.Run(r.id, r.text.Text)
 		handoff.CompareAndSwap(&r.text, nil)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -14,7 +15,7 @@ func Migrate(c Conn) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if meta.digest == schemaDigest && meta.index == IndexVersion && meta.path == PathVersion {
+	if meta.digest == schemaDigest[toolsIndex(meta.tools)] && meta.index == IndexVersion && meta.path == PathVersion {
 		return SchemaVersion, nil
 	}
 	if v, err := strconv.Atoi(meta.schema); err == nil && v > SchemaVersion {
@@ -30,6 +31,7 @@ type meta struct {
 	schema, index string
 	digest        string
 	path          string // the path rule's version (PathVersion)
+	tools         bool   // the store keeps the tool index (S33)
 }
 
 // writeLock is a statement that takes the write lock and changes nothing:
@@ -53,7 +55,7 @@ func readMeta(c Conn) (meta, error) {
 	if err != nil || !m.exists {
 		return m, err
 	}
-	err = c.Query(`SELECT key, value FROM sessionsearch_meta WHERE key IN ('schema_version', 'index_version', 'schema_digest', 'path_version')`,
+	err = c.Query(`SELECT key, value FROM sessionsearch_meta WHERE key IN ('schema_version', 'index_version', 'schema_digest', 'path_version', '`+toolIndexKey+`')`,
 		func(r Row) error {
 			switch r.Text(0) {
 			case "schema_version":
@@ -64,6 +66,8 @@ func readMeta(c Conn) (meta, error) {
 				m.digest = r.Text(1)
 			case "path_version":
 				m.path = r.Text(1)
+			case toolIndexKey:
+				m.tools = r.Text(1) == "1"
 			}
 			return nil
 		})
@@ -79,18 +83,24 @@ func migrate(c Conn, m meta) error {
 			return fmt.Errorf("upgrading schema 1: %w", err)
 		}
 	}
-	for _, o := range tables {
+	objects := tables
+	if m.tools {
+		objects = append(slices.Clone(tables), toolTable)
+	} else if err := c.Exec(`DROP TABLE IF EXISTS sessionsearch_tools`); err != nil {
+		return err
+	}
+	for _, o := range objects {
 		if err := c.Exec(o.create()); err != nil {
 			return err
 		}
 	}
-	for _, o := range derived {
+	for _, o := range derived[toolsIndex(m.tools)] {
 		if err := c.Exec(o.create()); err != nil {
 			return err
 		}
 	}
 	if err := c.Exec(`INSERT INTO sessionsearch_meta(key, value) VALUES ('schema_version', ?1), ('index_version', ?2), ('schema_digest', ?3), ('path_version', ?4), (?5, randomblob(8))
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest, PathVersion, changeKey); err != nil {
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, SchemaVersion, IndexVersion, schemaDigest[toolsIndex(m.tools)], PathVersion, changeKey); err != nil {
 		return err
 	}
 	if m.exists && m.path != PathVersion {
@@ -130,7 +140,16 @@ func migrate(c Conn, m meta) error {
 	if m.index != "" && m.index != IndexVersion {
 		// Tokens or masked text of another version: rebuild the index
 		// from the content view.
-		return c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`)
+		if err := c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`); err != nil {
+			return err
+		}
+	}
+	if m.exists && m.tools {
+		// The tool index (S33) is new to a store just switched to keep
+		// it, and a build that does not know it leaves it behind as it
+		// writes: rebuilt from its content view whenever the schema
+		// changes.
+		return c.Exec(`INSERT INTO sessionsearch_tools(sessionsearch_tools) VALUES ('rebuild')`)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package store
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Pipe is a LoadFeed filled from another goroutine: a reader begins
 // transcripts and hands their events to it, which it prepares there
@@ -20,7 +23,8 @@ type Pipe struct {
 	closed  bool // no more items
 	blocked bool // the reader waits for room
 	seq     int64
-	prep    Preparer // the reader's
+	prep    Preparer    // the reader's
+	tools   atomic.Bool // Load found the store keeps the tool index (S33)
 	loaded  func(tag any, events int64, err error)
 }
 
@@ -55,7 +59,10 @@ func (p *Pipe) Event(event []byte) {
 
 // Prepare prepares what would be the transcript's next event, for a
 // caller that looks at it before it hands it on (Prepared).
-func (p *Pipe) Prepare(event []byte) Prepared { return p.prep.Prepare(p.seq, event) }
+func (p *Pipe) Prepare(event []byte) Prepared {
+	p.prep.Tools = p.tools.Load()
+	return p.prep.Prepare(p.seq, event)
+}
 
 // Prepared hands on the transcript's next event, prepared by Prepare.
 func (p *Pipe) Prepared(e *Prepared) {

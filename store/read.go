@@ -55,17 +55,28 @@ func searchSQL(pick, order string) string {
 	return `WITH hits AS MATERIALIZED (
     SELECT f.rowid, -f.rank AS score
     FROM sessionsearch_fts AS f
-    WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)` + hitFilters + `),` + pick + `
+    WHERE sessionsearch_fts MATCH sessions_match(:query, :prefix)` + hitFilters(messagesView) + `),` + pick + `
 SELECT top.session_key, top.message_id, top.role, top.timestamp,
   sessions_snippet(c.text, :query, :prefix, :snippet_chars) AS snippet, top.score
 FROM top CROSS JOIN sessionsearch_content AS c ON c.id = top.rowid
 ORDER BY ` + order
 }
 
+// The views of the entries each index holds, by FTS5 rowid.
+const (
+	messagesView = "sessionsearch_messages"
+	toolsView    = "sessionsearch_tool_entries"
+)
+
 // hitFilters are the conditions on a match f of every tier: the sessions
 // the search reads (sessions_searchable's mask, and its first and last
-// session bounding the scan), the time range, the project and the role.
-const hitFilters = `
+// session bounding the scan), the time range, the project and the role;
+// view is the view of the entries of f's index.
+func hitFilters(view string) string {
+	return strings.ReplaceAll(hitFiltersOf, "sessionsearch_messages", view)
+}
+
+const hitFiltersOf = `
       AND f.rowid >= (SELECT instr(sessions_searchable(:caller, :options, :session), x'01') - 1) << 32
       AND f.rowid < (SELECT length(sessions_searchable(:caller, :options, :session))) << 32
       AND substr((SELECT sessions_searchable(:caller, :options, :session)), (f.rowid >> 32) + 1, 1) = x'01'
@@ -83,20 +94,36 @@ const hitFilters = `
 // (sessionsearch_coverage over :groups), the :candidates best by the number
 // of words held, then score. Rows: rowid, session key, message id, role,
 // timestamp, score, coverage. Package ranking orders them.
-var CandidatesSQL = candidatesSQL(`score DESC`)
+var CandidatesSQL = candidatesSQL("sessionsearch_fts", messagesView, recentFirst[0])
 
 // RecentCandidatesSQL is CandidatesSQL taking the newest among the rows
 // that hold as many words.
-var RecentCandidatesSQL = candidatesSQL(`(SELECT ts FROM sessionsearch_entries WHERE id = hits.rowid) DESC`)
+var RecentCandidatesSQL = candidatesSQL("sessionsearch_fts", messagesView, recentFirst[1])
 
-func candidatesSQL(then string) string {
+// ToolCandidatesSQL and RecentToolCandidatesSQL are CandidatesSQL and
+// RecentCandidatesSQL over the tool index (docs/search.md Q33), with two
+// more parameters: :calls and :results, 1 to keep the tool calls (an
+// assistant's entries), the tool results.
+var (
+	ToolCandidatesSQL       = candidatesSQL("sessionsearch_tools", toolsView, recentFirst[0])
+	RecentToolCandidatesSQL = candidatesSQL("sessionsearch_tools", toolsView, recentFirst[1])
+)
+
+var recentFirst = [2]string{`score DESC`, `(SELECT ts FROM sessionsearch_entries WHERE id = hits.rowid) DESC`}
+
+func candidatesSQL(fts, view, then string) string {
+	kinds := ""
+	if view == toolsView {
+		kinds = `
+      AND CASE (SELECT role FROM ` + toolsView + ` WHERE rowid = f.rowid) WHEN 'assistant' THEN :calls ELSE :results END`
+	}
 	return `WITH hits AS MATERIALIZED (
-    SELECT f.rowid, -f.rank AS score, sessionsearch_coverage(sessionsearch_fts, :groups) AS cov
-    FROM sessionsearch_fts AS f
-    WHERE sessionsearch_fts MATCH :expr` + hitFilters + `),
+    SELECT f.rowid, -f.rank AS score, sessionsearch_coverage(` + fts + `, :groups) AS cov
+    FROM ` + fts + ` AS f
+    WHERE ` + fts + ` MATCH :expr` + hitFilters(view) + kinds + `),
   top AS (SELECT rowid, score, cov FROM hits ORDER BY cov >> 48 DESC, ` + then + ` LIMIT (SELECT :candidates))
 SELECT top.rowid, m.session_key, m.message_id, m.role, m.timestamp, top.score, top.cov
-FROM top JOIN sessionsearch_messages AS m ON m.rowid = top.rowid`
+FROM top JOIN ` + view + ` AS m ON m.rowid = top.rowid`
 }
 
 // VocabularySQL lists the index's terms in [?1, ?2), at most ?3 of them:
@@ -134,6 +161,13 @@ func RowCount(record []byte) int64 {
 
 // ContentSQL reads the masked text of one searchable message by its rowid.
 const ContentSQL = `SELECT text FROM sessionsearch_content WHERE id = ?1`
+
+// ToolContentSQL reads the masked tool text of one entry of the tool index
+// by its rowid, and its event, which names the tool (ToolOf).
+const ToolContentSQL = `SELECT c.text, t.event FROM sessionsearch_tool_content AS c
+	JOIN sessionsearch_sessions AS s ON s.sid = c.id >> 32
+	JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = c.id & 4294967295
+	WHERE c.id = ?1`
 
 // SpawnTree returns caller's session and the sessions spawned from it,
 // transitively through spawned_by or parent_session_key, with their links:

@@ -113,16 +113,19 @@ type replay struct {
 }
 
 // entryState is what applying a path needs of an entry: its Record's Active
-// and Message, in one byte where the Record would take a hundred or more.
+// and Message, and whether its role may hold tool text (S30), in one byte
+// where the Record would take a hundred or more.
 type entryState uint8
 
 const (
 	entryActive entryState = 1 << iota
 	entryMessage
+	entryTool
 )
 
 func (e entryState) active() bool  { return e&entryActive != 0 }
 func (e entryState) message() bool { return e&entryMessage != 0 }
+func (e entryState) tool() bool    { return e&entryTool != 0 }
 
 // close closes the files of a spilled replay; a replay in memory has none.
 func (rp *replay) close() {
@@ -140,7 +143,7 @@ func (rp *replay) states(c Conn, from int, buf []entryState) (int, error) {
 		return copy(buf, rp.state[from:]), nil
 	}
 	k := 0
-	err := c.Query(`SELECT id, active, message FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id LIMIT ?3`,
+	err := c.Query(`SELECT id, active, message, coalesce(role, '') FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id LIMIT ?3`,
 		func(r Row) error {
 			if id := r.Int(0); id != rp.id(from+k) {
 				return fmt.Errorf("entry %d: found %d where the replay read %d: the session changed under its reconcile", from+k, id, rp.id(from+k))
@@ -151,6 +154,9 @@ func (rp *replay) states(c Conn, from int, buf []entryState) (int, error) {
 			}
 			if r.Int(2) != 0 {
 				st |= entryMessage
+			}
+			if transcript.ToolRole(r.Text(3)) {
+				st |= entryTool
 			}
 			buf[k] = st
 			k++
@@ -320,6 +326,9 @@ func (rp *replay) add(r Row) error {
 	if rec.Message {
 		st |= entryMessage
 	}
+	if transcript.ToolRole(rec.Role) {
+		st |= entryTool
+	}
 	rp.state = append(rp.state, st)
 	return nil
 }
@@ -358,13 +367,17 @@ func applyPath(c Conn, s *State, sid int64, deadline time.Time) (done bool, err 
 }
 
 // indexWriter is how a replay's changes reach the index: by SQL (sqlIndex),
-// or through a bulk load, which holds its rows for a while (loader).
+// or through a bulk load, which holds its rows for a while (loader). tools
+// names the tool index (S30) rather than the messages'.
 type indexWriter interface {
 	// unindex removes entry id's row; the entry is still active, so that
 	// the content view shows its text.
-	unindex(id int64) error
+	unindex(id int64, tools bool) error
 	// index adds entry id's row, once the entry is active.
-	index(id int64) error
+	index(id int64, tools bool) error
+	// indexesTools reports whether the store keeps the tool index (S33):
+	// when not, a replay does no tool work.
+	indexesTools() bool
 }
 
 // sqlIndex writes the index by SQL. The text goes both ways through the
@@ -372,40 +385,73 @@ type indexWriter interface {
 // readText reads it once the entry is active. (INSERT ... SELECT would be
 // shorter, but FTS5 flushes its pending terms at the statement savepoint a
 // multi-row INSERT opens: a segment per row, measured 2.2x slower.)
-type sqlIndex struct{ unindexRow, readText, insert Stmt }
+// The statements of sqlIndex, for each index (messages, tools) and as
+// sqlIndex's stmts hold them: unindex a row, read a row's text from the
+// content view, index a row.
+var sqlIndexSQL = [2][3]string{{
+	`DELETE FROM sessionsearch_fts WHERE rowid = ?1`,
+	`SELECT text FROM sessionsearch_content WHERE id = ?1`,
+	`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`,
+}, {
+	`DELETE FROM sessionsearch_tools WHERE rowid = ?1`,
+	`SELECT text FROM sessionsearch_tool_content WHERE id = ?1`,
+	`INSERT INTO sessionsearch_tools(rowid, text) VALUES (?1, ?2)`,
+}}
 
+type sqlIndex struct {
+	stmts [2][3]Stmt
+	tools bool // the store keeps the tool index (S33): stmts[1] are prepared
+}
+
+// newSQLIndex prepares the statements of the indexes the store keeps.
 func newSQLIndex(c Conn) (*sqlIndex, error) {
-	stmts, err := prepareAll(c,
-		`DELETE FROM sessionsearch_fts WHERE rowid = ?1`,
-		`SELECT text FROM sessionsearch_content WHERE id = ?1`,
-		`INSERT INTO sessionsearch_fts(rowid, text) VALUES (?1, ?2)`)
+	tools, err := ToolIndexOn(c)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlIndex{stmts[0], stmts[1], stmts[2]}, nil
+	sqls := sqlIndexSQL[0][:]
+	if tools {
+		sqls = append(sqls, sqlIndexSQL[1][:]...)
+	}
+	stmts, err := prepareAll(c, sqls...)
+	if err != nil {
+		return nil, err
+	}
+	x := &sqlIndex{tools: tools}
+	copy(x.stmts[0][:], stmts[:3])
+	copy(x.stmts[1][:], stmts[3:])
+	return x, nil
 }
 
-func (x *sqlIndex) close() { closeAll([]Stmt{x.unindexRow, x.readText, x.insert}) }
+func (x *sqlIndex) close() {
+	n := 3
+	if x.tools {
+		n = 6
+	}
+	closeAll(append(x.stmts[0][:], x.stmts[1][:]...)[:n])
+}
 
-func (x *sqlIndex) unindex(id int64) error { return x.unindexRow.Run(id) }
+func (x *sqlIndex) indexesTools() bool { return x.tools }
 
-func (x *sqlIndex) index(id int64) error {
-	text, err := x.text(id)
+func (x *sqlIndex) unindex(id int64, tools bool) error { return x.stmts[toolsIndex(tools)][0].Run(id) }
+
+func (x *sqlIndex) index(id int64, tools bool) error {
+	text, err := x.text(id, tools)
 	if err != nil {
 		return err
 	}
-	return x.insert.Run(id, text)
+	return x.stmts[toolsIndex(tools)][2].Run(id, text)
 }
 
 // text is the content view's text of active entry id.
-func (x *sqlIndex) text(id int64) (string, error) {
+func (x *sqlIndex) text(id int64, tools bool) (string, error) {
 	var text string
 	found := false
-	if err := x.readText.Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
+	if err := x.stmts[toolsIndex(tools)][1].Query(func(r Row) error { text, found = r.Text(0), true; return nil }, id); err != nil {
 		return "", err
 	}
 	if !found {
-		return "", fmt.Errorf("entry %d: active message not in sessionsearch_content", id)
+		return "", fmt.Errorf("entry %d: active entry not in the content view of %s", id, sqlIndexSQL[toolsIndex(tools)][1])
 	}
 	return text, nil
 }
@@ -429,6 +475,7 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 		defer x.close()
 		w = x
 	}
+	tools := w.indexesTools()
 	changes := 0
 	buf := make([]entryState, reconcileChunk)
 	for i := rp.next; i < rp.n; {
@@ -462,7 +509,12 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 				// FTS5 reads the text to unindex from the content view:
 				// while the entry is still active.
 				if st.message() {
-					if err := w.unindex(id); err != nil {
+					if err := w.unindex(id, false); err != nil {
+						return false, err
+					}
+				}
+				if st.tool() && tools {
+					if err := w.unindex(id, true); err != nil {
 						return false, err
 					}
 				}
@@ -476,11 +528,15 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 				return false, err
 			}
 			rp.setActive(i-1, true)
-			if !st.message() {
-				continue
+			if st.message() {
+				if err := w.index(id, false); err != nil {
+					return false, err
+				}
 			}
-			if err := w.index(id); err != nil {
-				return false, err
+			if st.tool() && tools {
+				if err := w.index(id, true); err != nil {
+					return false, err
+				}
 			}
 		}
 	}

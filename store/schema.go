@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/redact"
@@ -89,52 +90,67 @@ var entriesTable = object{"TABLE", "sessionsearch_entries", `(
 		tip_messages INTEGER NOT NULL DEFAULT 0,
 		sid          INTEGER AS (id >> 32) VIRTUAL)`}
 
-// The views and triggers.
-var derived = []object{
-	// What the index holds: the masked text of each active message.
-	{"VIEW", "sessionsearch_content", `(id, text) AS
+// The views and triggers, without (derived[0]) and with (derived[1]) the
+// tool index's (toolObjects).
+var derived = [2][]object{derivedObjects(false), derivedObjects(true)}
+
+func derivedObjects(tools bool) []object {
+	// only is sql when the store keeps the tool index, else nothing: the
+	// schema of a store without it is the one before the tool index.
+	only := func(sql string) string {
+		if tools {
+			return sql
+		}
+		return ""
+	}
+	objects := []object{
+		// What the index holds: the masked text of each active message.
+		{"VIEW", "sessionsearch_content", `(id, text) AS
 		SELECT e.id, sessionsearch_message_text(s.session_key, e.id & 4294967295, t.event)
 		FROM sessionsearch_entries AS e
 		JOIN sessionsearch_sessions AS s ON s.sid = e.id >> 32
 		JOIN transcript_events AS t ON t.session_key = s.session_key AND t.seq = e.id & 4294967295
 		WHERE e.active AND e.message`},
-	// The searchable messages, by FTS5 rowid, for queries such as the
-	// single SELECT of docs/search.md.
-	{"VIEW", "sessionsearch_messages", `AS
+		// The searchable messages, by FTS5 rowid, for queries such as the
+		// single SELECT of docs/search.md.
+		{"VIEW", "sessionsearch_messages", `AS
 		SELECT e.id AS rowid, s.session_key, e.entry_id AS message_id, e.role, e.ts AS timestamp, s.pending
 		FROM sessionsearch_entries AS e JOIN sessionsearch_sessions AS s ON s.sid = e.sid
 		WHERE e.active AND e.message`},
 
-	// Keys are text (KeyProblem), checked before the row is written.
-	{"TRIGGER", "sessionsearch_session_check", `BEFORE INSERT ON sessions BEGIN
+		// Keys are text (KeyProblem), checked before the row is written.
+		{"TRIGGER", "sessionsearch_session_check", `BEFORE INSERT ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', p, NEW.session_key, NULL)
 			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p LIMIT -1 OFFSET 0) WHERE p IS NOT NULL;
 	END`},
-	{"TRIGGER", "sessionsearch_session_check_links", `BEFORE UPDATE OF spawned_by, parent_session_key ON sessions BEGIN
+		{"TRIGGER", "sessionsearch_session_check_links", `BEFORE UPDATE OF spawned_by, parent_session_key ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', p, NEW.session_key, NULL)
 			FROM (SELECT sessionsearch_key_problem(NEW.session_key, NEW.spawned_by, NEW.parent_session_key) AS p LIMIT -1 OFFSET 0) WHERE p IS NOT NULL;
 		` + renewChangeSQL + `;
 	END`},
-	{"TRIGGER", "sessionsearch_session_insert", `AFTER INSERT ON sessions BEGIN
+		{"TRIGGER", "sessionsearch_session_insert", `AFTER INSERT ON sessions BEGIN
 		INSERT INTO sessionsearch_sessions(session_key) VALUES (NEW.session_key)
 			ON CONFLICT(session_key) DO NOTHING;
 		` + renewChangeSQL + `;
 	END`},
-	{"TRIGGER", "sessionsearch_session_rename", `BEFORE UPDATE OF session_key ON sessions
+		{"TRIGGER", "sessionsearch_session_rename", `BEFORE UPDATE OF session_key ON sessions
 		WHEN OLD.session_key IS NOT NEW.session_key BEGIN
 		SELECT sessionsearch_refuse('sessions', 'session_key cannot change: insert the session under its new key', OLD.session_key, NULL);
 	END`},
-	// Before the row goes, so that deleting its events (here, or by a
-	// foreign-key cascade) is not refused as an edit of a live transcript;
-	// index rows first, while the content view still shows their text.
-	{"TRIGGER", "sessionsearch_session_delete", `BEFORE DELETE ON sessions BEGIN
+		// Before the row goes, so that deleting its events (here, or by a
+		// foreign-key cascade) is not refused as an edit of a live transcript;
+		// index rows first, while the content view still shows their text.
+		{"TRIGGER", "sessionsearch_session_delete", `BEFORE DELETE ON sessions BEGIN
 		SELECT sessionsearch_refuse('sessions', '` + replaceRefused + `', OLD.session_key, NULL)
 			WHERE sessionsearch_replacing();
 		SELECT sessionsearch_refuse('sessions', '` + staleIndex + `', OLD.session_key, NULL)
 			WHERE (SELECT value FROM sessionsearch_meta WHERE key = 'index_version') IS NOT sessionsearch_index_version();
 		DELETE FROM sessionsearch_fts WHERE rowid BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
-			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;` + only(`
+		DELETE FROM sessionsearch_tools WHERE rowid BETWEEN
+			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
+			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;`) + `
 		DELETE FROM sessionsearch_entries WHERE id BETWEEN
 			(SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32 AND
 			((SELECT sid FROM sessionsearch_sessions WHERE session_key = OLD.session_key) << 32) | 4294967295;
@@ -143,17 +159,17 @@ var derived = []object{
 		` + forgetMarkSQL + `;
 		` + renewChangeSQL + `;
 	END`},
-	{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
+		{"TRIGGER", "sessionsearch_event_update", `BEFORE UPDATE ON transcript_events BEGIN
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the session and insert it again', OLD.session_key, OLD.seq);
 	END`},
-	{"TRIGGER", "sessionsearch_event_delete", `BEFORE DELETE ON transcript_events
+		{"TRIGGER", "sessionsearch_event_delete", `BEFORE DELETE ON transcript_events
 		WHEN EXISTS (SELECT 1 FROM sessionsearch_sessions WHERE session_key = OLD.session_key) BEGIN
 		SELECT sessionsearch_refuse('sessions', '` + replaceRefused + `', OLD.session_key, NULL)
 			WHERE sessionsearch_replacing();
 		SELECT sessionsearch_refuse('transcript_events', 'events are append-only: delete the whole session from sessions', OLD.session_key, OLD.seq);
 	END`},
-	// Not while a bulk load writes the rows itself (Load).
-	{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events WHEN NOT sessionsearch_loading() BEGIN
+		// Not while a bulk load writes the rows itself (Load).
+		{"TRIGGER", "sessionsearch_event_insert", `AFTER INSERT ON transcript_events WHEN NOT sessionsearch_loading() BEGIN
 		-- The entry's Record, from the event and the session's newest
 		-- entry (its tip). sessionsearch_entry refuses unknown sessions,
 		-- bad events, a seq stored before (INSERT OR REPLACE) and an index
@@ -178,12 +194,22 @@ var derived = []object{
 		INSERT INTO sessionsearch_fts(rowid, text)
 			SELECT id, sessionsearch_message_text(NEW.session_key, NEW.seq, NEW.event) FROM sessionsearch_entries
 			WHERE id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
-				AND active AND message;
+				AND active AND message;` + only(`
+		-- Its tool text, in the tool index (S30, S33).
+		INSERT INTO sessionsearch_tools(rowid, text)
+			SELECT e.id, sessionsearch_tool_text(NEW.event) FROM sessionsearch_entries AS e
+			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
+				AND e.active AND `+toolRolesSQL+`;`) + `
 		-- A leaf entry or a branch: replay the session.
 		SELECT sessionsearch_repath(e.sid) FROM sessionsearch_entries e
 			WHERE e.id = ((SELECT sid FROM sessionsearch_sessions WHERE session_key = NEW.session_key) << 32) | NEW.seq
 				AND e.info ->> 'moves';
 	END`},
+	}
+	if tools {
+		objects = append(objects, toolViews...)
+	}
+	return objects
 }
 
 // changeKey is the sessionsearch_meta row of the change token: a random
@@ -215,7 +241,7 @@ func setPending(c Conn, sid int64, pending bool) error {
 // only while the database is unchanged. Stepped and not reset, it holds a
 // read transaction.
 var ChangeSQL = `SELECT (SELECT value FROM sessionsearch_meta WHERE key = '` + changeKey + `'
-	AND (SELECT value FROM sessionsearch_meta WHERE key = 'schema_digest') = '` + schemaDigest + `')`
+	AND (SELECT value FROM sessionsearch_meta WHERE key = 'schema_digest') IN ('` + schemaDigest[0] + `', '` + schemaDigest[1] + `'))`
 
 // replaceRefused is the refusal of an INSERT OR REPLACE into sessions that
 // would delete the row it replaces (ReplacesSessions, docs/store.md S18).
@@ -225,15 +251,31 @@ const replaceRefused = `INSERT OR REPLACE would delete the session and its trans
 // version.
 const staleIndex = `the search index was built by another version of sessionsearch: run SELECT sessionsearch_migrate() first`
 
-// schemaDigest identifies this build's schema: Migrate creates the views and
-// triggers again when the database records another one.
-var schemaDigest = func() string {
+// schemaDigest identifies this build's schema, without and with the tool
+// index: Migrate creates the views and triggers again when the database
+// records another one.
+var schemaDigest = [2]string{digestOf(false), digestOf(true)}
+
+func digestOf(tools bool) string {
 	h := sha256.New()
-	for _, o := range append(append([]object{}, tables...), derived...) {
+	objects := append(slices.Clone(tables), derived[toolsIndex(tools)]...)
+	if tools {
+		objects = append(objects, toolTable)
+	}
+	for _, o := range objects {
 		fmt.Fprintf(h, "%s\x00", o.create())
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}()
+}
+
+// toolsIndex is the index of schemaDigest and derived for a store that
+// keeps the tool index or not.
+func toolsIndex(tools bool) int {
+	if tools {
+		return 1
+	}
+	return 0
+}
 
 // dropDerived drops the views and triggers of every schema version, which
 // hold no data of their own: Migrate creates this build's again.

@@ -629,6 +629,8 @@ var (
 		"sessionsearch_repath",
 		"sessionsearch_replacing",
 		"sessionsearch_tokens",
+		"sessionsearch_tool_index",
+		"sessionsearch_tool_text",
 		"sessionsearch_version",
 	}
 	// FTS5 auxiliary functions, with a call that uses one on table probe

@@ -57,15 +57,22 @@ type importProgram struct {
 }
 
 func importers(b *testing.B, home string, args []string, dejaVu bool) []importProgram {
-	ours := func(bin string) func(*testing.B) importRun {
+	ours := func(bin string, flags ...string) func(*testing.B) importRun {
 		return func(b *testing.B) importRun {
 			dir := b.TempDir()
-			cmd := exec.Command(bin, append([]string{"import", "--db", filepath.Join(dir, "bench.db")}, args...)...)
+			cmd := exec.Command(bin, append(append([]string{"import", "--db", filepath.Join(dir, "bench.db")}, flags...), args...)...)
 			cmd.Env = []string{"HOME=" + home}
 			return runImporter(b, cmd, dir)
 		}
 	}
 	list := []importProgram{{"this build", ours(binary)}}
+	if os.Getenv("SESSIONSEARCH_BENCH_TOOLS") != "" {
+		// This build with its tool index on (docs/store.md S33), against
+		// this build and the baseline without.
+		list = append(list, importProgram{"this build", ours(binary)})
+		list[0].run = ours(binary, "--tools")
+		list[0].name = "this build --tools"
+	}
 	if bin := os.Getenv("SESSIONSEARCH_BENCH_BASELINE"); bin != "" {
 		list = append(list, importProgram{"baseline", ours(bin)})
 	}
@@ -90,11 +97,16 @@ func benchImporters(b *testing.B, list []importProgram, sourceBytes int64) {
 	var ours importRun
 	others := make([]importRun, len(list))
 	for i := 0; i < b.N; i++ {
-		for k, im := range list {
+		// Each round starts with the next program, so that none always
+		// runs after another's writes (the kernel writes a finished
+		// import's pages back while the next one runs).
+		for j := range list {
+			k := (i + j) % len(list)
+			im := list[k]
 			r := im.run(b)
 			if k == 0 {
 				ours = r
-				b.Logf("%s: %.2f s, %.1f MB peak, %.1f MB on disk: %s", im.name, r.seconds, r.peakMB, r.diskMB, r.out)
+				b.Logf("%s: %.2f s, %.1f MB peak, %.1f MB on disk: %s", im.name, r.seconds, r.peakMB, r.diskMB, r.out[strings.LastIndexByte(r.out, '\n')+1:])
 			} else {
 				others[k] = r
 				b.Logf("%s: %.2f s, %.1f MB peak, %.1f MB on disk", im.name, r.seconds, r.peakMB, r.diskMB)

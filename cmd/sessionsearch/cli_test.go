@@ -166,11 +166,16 @@ func TestJSONOutput(t *testing.T) {
 // when stdout is not a terminal.
 func TestReadableOutput(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
-	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	mustRun(t, "import", "--db", dbFile, "--tools", fixtureDir)
 	r := mustRun(t, "search", "--db", dbFile, "--limit", "2", "--group", "message", "授权码")
 	if !strings.Contains(r.stdout, "agent:main:session:d23482cc-fe6b-42f9-8d97-2a4415cf8b75") || !strings.Contains(r.stdout, "授权码") ||
 		strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, "(more results") {
 		t.Errorf("search output:\n%s", r.stdout)
+	}
+	// Tool output, when asked (docs/search.md Q33): the line names its kind and tool.
+	r = mustRun(t, "search", "--db", dbFile, "--scope", "toolResults", "missing_brave_api_key")
+	if !strings.Contains(r.stdout, "toolResult web_search") || !strings.Contains(r.stdout, "missing_brave_api_key") {
+		t.Errorf("search --scope toolResults:\n%s", r.stdout)
 	}
 	r = mustRun(t, "search", "--db", dbFile, "zzzzqqqq")
 	if !strings.HasPrefix(r.stdout, "no results as agent:main:main (the operator), visibility all, other agents *\n") {
@@ -184,6 +189,50 @@ func TestReadableOutput(t *testing.T) {
 	if !strings.Contains(r.stdout, "sessions  6\nevents    660\npending   none") {
 		t.Errorf("status:\n%s", r.stdout)
 	}
+}
+
+// TestToolsFlag: import and sync index tool text only when --tools
+// switches the store to; without the flag a command keeps the store's
+// setting, --tools=false drops it; a tool scope on a store without it is
+// an error, exit 1, from search and from MCP alike (docs/cli.md C28,
+// docs/search.md Q36).
+func TestToolsFlag(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "s.db")
+	search := []string{"search", "--db", dbFile, "--scope", "toolResults", "missing_brave_api_key"}
+	refused := func(when string) {
+		t.Helper()
+		r := runBinary(t, nil, search...)
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, `scope "toolResults"`) ||
+			!strings.Contains(r.stderr, "sessionsearch_tool_index(1)") || !strings.Contains(r.stderr, "import --tools") {
+			t.Errorf("%s: search --scope toolResults: exit %d, %q, %q", when, r.code, r.stdout, r.stderr)
+		}
+	}
+	found := func(when string) {
+		t.Helper()
+		if r := mustRun(t, search...); !strings.Contains(r.stdout, "toolResult web_search") {
+			t.Errorf("%s: search --scope toolResults:\n%s", when, r.stdout)
+		}
+	}
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	refused("imported without --tools")
+	s := connectMCP(t, "--db", dbFile, "--caller", "agent:main:main", "--visibility", "all")
+	if text, isErr := callTool(t, s, "sessions_search", map[string]any{"query": "missing_brave_api_key", "scope": []string{"toolResults"}}); !isErr || !strings.Contains(text, "sessionsearch_tool_index(1)") {
+		t.Errorf("MCP, a tool scope without the tool index: error %v, %s", isErr, text)
+	}
+	if r := mustRun(t, "search", "--db", dbFile, "missing_brave_api_key"); strings.Contains(r.stdout, "toolResult") {
+		t.Errorf("the messages' search shows tool text:\n%s", r.stdout)
+	}
+	mustRun(t, "import", "--db", dbFile, "--tools", fixtureDir)
+	found("imported again with --tools")
+	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	found("imported again without the flag")
+	mustRun(t, "import", "--db", dbFile, "--tools=false", fixtureDir)
+	refused("imported with --tools=false")
+
+	synced := filepath.Join(t.TempDir(), "synced.db")
+	mustRun(t, "sync", "--quiet", "--db", synced, "--tools", fixtureDir)
+	search[2] = synced
+	found("synced with --tools")
 }
 
 // A malformed line is reported with its file and line, the rest of the

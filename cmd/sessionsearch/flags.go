@@ -108,6 +108,28 @@ func (fs *flagSet) dbFlag() *string {
 	return fs.String("db", "", "database `file` (default $SESSIONSEARCH_DB, else $XDG_DATA_HOME/sessionsearch/sessions.db, else ~/.local/share/sessionsearch/sessions.db)")
 }
 
+// toolsFlag is import's and sync's --tools (docs/cli.md C28): given, it
+// switches the store's tool index on (or off, --tools=false) before the
+// command writes; not given, the store keeps its setting.
+type toolsFlag struct {
+	fs *flagSet
+	on *bool
+}
+
+func (fs *flagSet) toolsFlag() toolsFlag {
+	return toolsFlag{fs, fs.Bool("tools", false, "also index tool calls and results, for search --scope: switches the store's tool index on, for every later write too (--tools=false switches it off and drops it)")}
+}
+
+// apply switches the store's tool index when the flag was given.
+func (f toolsFlag) apply(ctx context.Context, store *driver.DB) error {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "tools" })
+	if !given {
+		return nil
+	}
+	return store.SetToolIndex(ctx, *f.on)
+}
+
 // dbPath resolves the database location: the flag, then $SESSIONSEARCH_DB,
 // then the per-user data directory of the XDG base directory spec. The
 // location is a file name: a SQLite URI is refused, since the commands

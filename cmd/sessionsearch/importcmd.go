@@ -21,6 +21,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, lookupCommand("import"))
 	db := fs.dbFlag()
 	includeDeleted := fs.Bool("include-deleted", false, "also import the .deleted transcripts of state directories")
+	tools := fs.toolsFlag()
 	stores := fs.storeFlags()
 	paths, err := fs.parse(args)
 	if err != nil {
@@ -38,6 +39,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if err := tools.apply(ctx, store); err != nil {
+		return err
+	}
 	return importPaths(ctx, e, store, paths, importer.PlanOptions{IncludeDeleted: *includeDeleted, Agents: reads})
 }
 

@@ -241,6 +241,8 @@ var (
 			"words":        map[string]any{"type": "array", "items": str, "description": "the words of the query it holds, when not all"},
 			"repeats":      map[string]any{"type": "integer", "description": "near-identical messages of its session folded into it"},
 			"sessionScore": map[string]any{"type": "number", "description": "the score of its session, when grouped by session"},
+			"kind":         map[string]any{"type": "string", "enum": []any{"message", "toolCall", "toolResult"}, "description": "what the hit is, when the scope goes beyond messages"},
+			"tool":         map[string]any{"type": "string", "description": "the tool of a tool call or result"},
 		})},
 		"indexing":  map[string]any{"type": "boolean", "description": "a visible session waits for indexing: results may be incomplete"},
 		"truncated": map[string]any{"type": "boolean", "description": "more results exist than were returned"},

@@ -83,7 +83,7 @@ func inputSchema(t *testing.T, tool *mcp.Tool) (props, required []string) {
 // agent can read.
 func TestMCPServer(t *testing.T) {
 	dbFile := filepath.Join(t.TempDir(), "s.db")
-	mustRun(t, "import", "--db", dbFile, fixtureDir)
+	mustRun(t, "import", "--db", dbFile, "--tools", fixtureDir)
 
 	s := connectMCP(t, "--db", dbFile, "--caller", "agent:main:main", "--visibility", "all", "--agent-to-agent", "*")
 	list, err := s.ListTools(context.Background(), nil)
@@ -96,7 +96,7 @@ func TestMCPServer(t *testing.T) {
 		props, required := inputSchema(t, tool)
 		switch tool.Name {
 		case "sessions_search":
-			if !slices.Equal(props, []string{"after", "agent", "before", "exclude", "group", "kind", "limit", "match", "maxBytes", "now", "order", "perSession", "prefix", "project", "query", "role", "sessionKey", "snippetChars", "syntax", "timePhrases"}) || !slices.Equal(required, []string{"query"}) {
+			if !slices.Equal(props, []string{"after", "agent", "before", "exclude", "group", "kind", "limit", "match", "maxBytes", "now", "order", "perSession", "prefix", "project", "query", "role", "scope", "sessionKey", "snippetChars", "syntax", "timePhrases"}) || !slices.Equal(required, []string{"query"}) {
 				t.Errorf("sessions_search arguments %v, required %v", props, required)
 			}
 		case "sessions_history":
@@ -120,6 +120,13 @@ func TestMCPServer(t *testing.T) {
 	decodeStrict(t, text, &h)
 	if isErr || h.SessionKey != res.Results[0].SessionKey || len(h.Messages) != 3 {
 		t.Fatalf("sessions_history: %s", text)
+	}
+	// Tool output, when the scope asks for it (docs/search.md Q33).
+	text, isErr = callTool(t, s, "sessions_search", map[string]any{"query": "missing_brave_api_key", "scope": []string{"toolResults"}})
+	res = driver.SearchResult{}
+	decodeStrict(t, text, &res)
+	if isErr || len(res.Results) == 0 || res.Results[0].Kind != "toolResult" || res.Results[0].Tool != "web_search" {
+		t.Fatalf("sessions_search of tool results: %s", text)
 	}
 	if text, isErr = callTool(t, s, "sessions_search", map[string]any{"query": "日报", "limit": 99}); !isErr || !strings.Contains(text, "limit must be an integer 1..25, got 99") {
 		t.Errorf("limit 99: error %v, %s", isErr, text)

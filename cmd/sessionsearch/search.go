@@ -77,7 +77,11 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", r.SessionKey, formatTime(r.Timestamp), r.Role, r.MessageID)
+		what := r.Role
+		if r.Kind != "" && r.Kind != sqlfuncs.HitMessage {
+			what = strings.TrimSpace(r.Kind + " " + r.Tool) // --scope toolCalls, toolResults
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", r.SessionKey, formatTime(r.Timestamp), what, r.MessageID)
 		snippet := oneLine(r.Snippet)
 		if bold {
 			snippet = highlight(snippet, query, opts.Prefix)

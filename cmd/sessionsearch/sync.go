@@ -45,6 +45,7 @@ func runSync(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "print problems only")
 	to := fs.String("to", "", "after syncing into --db, push it to the sessionsearch serve at this `url` (http://HOST:PORT)")
 	tokenFile := fs.String("token-file", "", "with --to, a `file` holding a bearer token that may write (default $SESSIONSEARCH_TOKEN)")
+	tools := fs.toolsFlag()
 	stores := fs.storeFlags()
 	paths, err := fs.parse(args)
 	if err != nil {
@@ -72,6 +73,9 @@ func runSync(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if err := tools.apply(ctx, store); err != nil {
+		return err
+	}
 	limitMemory()
 	problems := 0
 	s := &syncer.Syncer{

@@ -37,7 +37,7 @@ func (p Path) String() string {
 
 // WritingFunctions are the sessionsearch SQL functions that write the
 // database or change the connection's state (docs/cluster.md K2).
-var WritingFunctions = []string{"sessionsearch_migrate", "sessions_reconcile", "sessions_defer_indexing"}
+var WritingFunctions = []string{"sessionsearch_migrate", "sessions_reconcile", "sessions_defer_indexing", "sessionsearch_tool_index"}
 
 // Wrapped returns the form of a call to a writing function that dqlite can
 // replicate: a statement sent as an exec that calls it and returns no row,

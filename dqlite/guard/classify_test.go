@@ -18,6 +18,7 @@ func TestCheck(t *testing.T) {
 		{Query, `SELECT sessionsearch_migrate()`, "K1", "sessionsearch_migrate"},
 		{Query, `select SESSIONS_RECONCILE(50)`, "K1", "sessions_reconcile"},
 		{Query, `SELECT "sessions_defer_indexing"(1)`, "K1", "sessions_defer_indexing"},
+		{Query, `SELECT sessionsearch_tool_index(1)`, "K1", "sessionsearch_tool_index"},
 		{Query, `SELECT x FROM t WHERE (SELECT sessions_reconcile(1)) IS NULL`, "K1", "sessions_reconcile"},
 		{Query, `INSERT INTO transcript_events(session_key, seq, event) VALUES (?, ?, ?) RETURNING seq`, "K1", "INSERT"},
 		{Query, `  -- a comment
@@ -44,6 +45,7 @@ func TestCheck(t *testing.T) {
 		{Exec, `SELECT (SELECT 1 WHERE sessions_reconcile(5) IS NULL)`, "K2", "sessions_reconcile"},
 		{Exec, Wrapped("sessionsearch_migrate()"), "", ""},
 		{Exec, Wrapped("sessions_reconcile(?1)"), "", ""},
+		{Exec, Wrapped("sessionsearch_tool_index(1)"), "", ""},
 		{Exec, `SELECT 1 WHERE (SELECT sessions_defer_indexing(0)) IS NULL`, "", ""},
 		{Exec, `INSERT INTO t(a) VALUES ('returning')`, "", ""},
 		{Exec, `DELETE FROM sessions WHERE session_key = ?1`, "", ""},

@@ -26,6 +26,7 @@ function readState() {
     to: p.get('to') || '',
     role: p.get('role') || '',
     order: p.get('order') || '',
+    scope: p.get('scope') || '',
     group: p.get('group') === 'session',
     session: p.get('session') || '',
     m: p.get('m') || '',
@@ -35,7 +36,7 @@ function readState() {
 
 function stateURL(s) {
   const p = new URLSearchParams();
-  for (const k of ['q', 'agent', 'project', 'time', 'from', 'to', 'role', 'order', 'session', 'm']) {
+  for (const k of ['q', 'agent', 'project', 'time', 'from', 'to', 'role', 'order', 'scope', 'session', 'm']) {
     if (s[k] && (k !== 'from' && k !== 'to' || s.time === 'range')) p.set(k, s[k]);
   }
   if (s.group) p.set('group', 'session');
@@ -57,6 +58,7 @@ function showState(s) {
   $('range').hidden = s.time !== 'range';
   $('role').value = s.role;
   $('order').value = s.order;
+  $('scope').value = scopes[s.scope] ? s.scope : '';
   $('group').checked = s.group;
   $('tools').checked = s.tools;
 }
@@ -72,6 +74,7 @@ function formState() {
     to: $('to').value,
     role: $('role').value,
     order: $('order').value,
+    scope: $('scope').value,
     group: $('group').checked,
     session: '',
     m: '',
@@ -136,10 +139,16 @@ function showError(e) {
 }
 
 // sessionHref is the address of a session's view, at a message, keeping
-// the query and filters for the way back.
-function sessionHref(s, key, messageId) {
-  return stateURL({ ...s, session: key, m: messageId || '' });
+// the query and filters for the way back; a tool hit's view shows the
+// tools, so that its message is there.
+function sessionHref(s, key, messageId, tool) {
+  return stateURL({ ...s, session: key, m: messageId || '', tools: s.tools || !!tool });
 }
+
+// scopes are the choices of the scope control and the search's scope of
+// each (docs/ui.md U13); messages alone is the search's default.
+const scopes = { toolCalls: ['toolCalls'], toolResults: ['toolResults'], all: ['messages', 'toolCalls', 'toolResults'] };
+const kindNames = { toolCall: 'tool call', toolResult: 'tool result' };
 
 function agentOf(key) {
   const m = /^agent:([^:]+):/i.exec(key);
@@ -173,6 +182,7 @@ async function search(s, keyTime) {
   if (searchOptions.has('syntax')) body.syntax = 'query';
   if (searchOptions.has('match')) body.match = 'relaxed';
   if (s.order) body.order = s.order;
+  if (scopes[s.scope] && searchOptions.has('scope')) body.scope = scopes[s.scope];
   if (s.group && searchOptions.has('group')) body.group = 'session';
   try {
     const res = await api.search(body, run.signal);
@@ -198,13 +208,16 @@ async function search(s, keyTime) {
 
 function hitItem(s, r, ranges) {
   const a = el('a', 'hit');
-  a.href = sessionHref(s, r.sessionKey, r.messageId);
+  const tool = kindNames[r.kind];
+  a.href = sessionHref(s, r.sessionKey, r.messageId, tool);
   a.dataset.session = r.sessionKey;
   a.dataset.message = r.messageId;
+  // A tool hit says what it is and which tool, where a message's role goes
+  // (U14).
   const head = el('span', 'hit-head',
     el('span', 'agent', agentOf(r.sessionKey)), ' ',
     isolated(r.sessionKey, 'key'), ' ',
-    el('span', 'role', r.role), ' ',
+    tool ? el('span', 'role tool', tool + ' ', isolated(r.tool || '', 'tool-name')) : el('span', 'role', r.role), ' ',
     when(r.timestamp));
   if (typeof r.match === 'string') head.append(' ', el('span', 'kind', r.match));
   const snippet = el('span', 'snippet');
@@ -399,6 +412,8 @@ function messageItem(s, m, ranges) {
   const article = el('article', 'message ' + (toolRoles.has(m.role) ? 'tool' : m.role));
   if (toolRoles.has(m.role)) {
     const details = el('details', null, el('summary', null, `Tool result · ${number.format(m.text.length)} characters`), text);
+    // A tool hit's result is open at once (U14).
+    details.open = m.id === s.m;
     article.append(head, details);
   } else {
     article.append(head, text);
@@ -604,6 +619,7 @@ async function start() {
   // Agent and role filter the search only where the search takes them.
   $('agent-filter').hidden = !searchOptions.has('agent');
   $('role-filter').hidden = !searchOptions.has('role');
+  $('scope-filter').hidden = !searchOptions.has('scope');
   whoText = me.authenticated ? `${me.caller}, visibility ${me.visibility}` : `${sessionStorage.getItem('sessionsearch.caller')} (no token)`;
   $('who').replaceChildren('Searching as ', isolated(me.authenticated ? me.caller : sessionStorage.getItem('sessionsearch.caller'), 'key'),
     me.authenticated ? `, visibility ${me.visibility}${me.sandboxed ? ', sandboxed' : ''}` : '');

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -472,4 +474,83 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// TestToolScope: the scope control searches tool calls and results when
+// asked; on a store that does not index them the page shows the server's
+// refusal, which names the switch; once `import --tools` has switched it
+// on (while serve runs), a tool hit says what it is and which tool, opens
+// its session with the tools shown, and the scope is in the address
+// (docs/ui.md U13, U14; docs/serve.md H27).
+func TestToolScope(t *testing.T) {
+	s, db := serveFixture(t)
+	tb := signIn(t, s, "/", tokOperator)
+	tb.wait(`!document.getElementById('scope-filter').hidden`)
+	tb.search("runtime")
+	if got := tb.hitSessions(); len(got) != 0 {
+		t.Errorf("messages alone: %v", got)
+	}
+	tb.eval(`(() => { const e = document.getElementById('scope'); e.value = 'toolResults'; e.dispatchEvent(new Event('input', {bubbles: true})); })()`, nil)
+	tb.wait(`document.getElementById('error').textContent.includes('sessionsearch_tool_index(1)')`)
+
+	// A person imports a transcript with --tools: the store indexes the
+	// tool text it had and the new transcript's.
+	dir := t.TempDir()
+	transcript := strings.Join([]string{
+		`{"type":"session","version":3,"id":"7d1c2b3a-0000-4000-8000-000000000001","timestamp":"2026-03-21T08:00:00Z","cwd":"/home/ana/src/app"}`,
+		`{"type":"message","id":"k1","parentId":null,"timestamp":1774080000000,"message":{"role":"user","content":"run the tests"}}`,
+		`{"type":"message","id":"k2","parentId":"k1","timestamp":1774080001000,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"exec","arguments":{"command":"go test ./runtime/..."}}]}}`,
+		`{"type":"message","id":"k3","parentId":"k2","timestamp":1774080002000,"message":{"role":"toolResult","toolCallId":"c1","toolName":"exec","content":[{"type":"text","text":"ok  runtime/sched 0.2s"}]}}`,
+	}, "\n") + "\n"
+	file := filepath.Join(dir, "7d1c2b3a-0000-4000-8000-000000000001.jsonl")
+	if err := os.WriteFile(file, []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(binary, "import", "--db", db, "--tools", file).CombinedOutput(); err != nil {
+		t.Fatalf("import --tools: %v\n%s", err, out)
+	}
+	tb.choose("order", "recent")
+	tb.waitResults("runtime")
+	if e := tb.str(`document.getElementById('error').textContent`); e != "" {
+		t.Errorf("an error after switching on: %q", e)
+	}
+	var heads []string
+	tb.eval(`[...document.querySelectorAll('#results a.hit')].map(a => a.dataset.message + ' ' + a.querySelector('.role').textContent)`, &heads)
+	if !slices.Equal(heads, []string{"k3 tool result exec", "c38 tool result "}) {
+		t.Errorf("tool results: %q", heads)
+	}
+	tb.choose("scope", "toolCalls")
+	tb.eval(`[...document.querySelectorAll('#results a.hit')].map(a => a.dataset.message + ' ' + a.querySelector('.role').textContent)`, &heads)
+	if !slices.Equal(heads, []string{"k2 tool call exec"}) {
+		t.Errorf("tool calls: %q", heads)
+	}
+	tb.choose("scope", "all")
+	tb.eval(`[...document.querySelectorAll('#results a.hit')].map(a => a.dataset.message)`, &heads)
+	if !slices.Equal(heads, []string{"k3", "k2", "c38"}) {
+		t.Errorf("messages and tools: %q", heads)
+	}
+	tb.accessible("tool hits")
+	tb.shot("tool-scope")
+	address := tb.str(`location.pathname + location.search`)
+	if !strings.Contains(address, "scope=all") {
+		t.Errorf("the address %q lacks the scope", address)
+	}
+
+	// A tool hit opens its session with the tools shown, at the hit.
+	tb.do(chromedp.Click(chromedp.CSS(`#results a.hit[data-message="c38"]`)))
+	tb.wait(`!document.getElementById('session-view').hidden && document.getElementById('tools').checked && document.querySelector('#messages .hit') !== null`)
+	if id := tb.str(`document.querySelector('#messages .hit').closest('li').id`); id != "m-c38" {
+		t.Errorf("the tool hit opened at %q", id)
+	}
+	var open bool
+	tb.eval(`document.querySelector('#messages .hit details').open`, &open)
+	if !open {
+		t.Error("the tool result of the hit is folded")
+	}
+
+	again := signIn(t, s, address, tokOperator)
+	again.waitResults("runtime")
+	if scope := again.str(`document.getElementById('scope').value`); scope != "all" {
+		t.Errorf("the scope after opening the address: %q", scope)
+	}
 }
