@@ -133,6 +133,33 @@ func TestSearchRelaxed(t *testing.T) {
 	}
 }
 
+// docs/store.md S36: a connection keeps what weighing words and finding
+// their forms read while the database is unchanged; a message written
+// after, on any connection, is weighed and found by the next search.
+func TestSearchRelaxedAfterWrite(t *testing.T) {
+	w := newWorld(t)
+	w.session("agent:main:a", "", "book the flight to Lisbon", "the weather tomorrow")
+	relaxed := driver.SearchOptions{Options: driver.Options{Caller: "agent:main:main"}, Syntax: "query", Match: "relaxed"}
+	q := "booking flights"
+	if got := messageIDs(w.search(q, relaxed)); !slices.Equal(got, []string{"agent:main:a#0"}) {
+		t.Fatalf("before: %v, want the first message, by its forms", got)
+	}
+	// New forms of both words, and a message holding both as written.
+	w.session("agent:main:b", "", "booking flights for May", "flights booked")
+	res := w.search(q, relaxed)
+	if got := messageIDs(res); len(got) != 3 || got[0] != "agent:main:b#0" {
+		t.Fatalf("after: %v, want agent:main:b#0 first of 3", got)
+	}
+	if r := res.Results[0]; r.Match != "all" {
+		t.Errorf("agent:main:b#0: match %q, want all", r.Match)
+	}
+	for _, r := range res.Results[1:] {
+		if r.Match != "forms" {
+			t.Errorf("%s: match %q, want forms (booked and flight are forms found after the write)", r.MessageID, r.Match)
+		}
+	}
+}
+
 // docs/search.md Q30: results by session; the limit counts sessions, each
 // with at most perSession hits; a session whose messages together hold the
 // question comes first; near-identical hits fold into one with repeats.

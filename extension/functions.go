@@ -111,6 +111,8 @@ type connState struct {
 		prefix, phrases, ok bool
 		plan                *searchPlan
 	}
+	// wordCache: what weighing a search's words read (search.go).
+	wordCache wordCache
 }
 
 // plan returns the plan of a query read in a syntax (query.ParseSyntax),

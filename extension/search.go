@@ -349,9 +349,18 @@ const (
 func (s *searcher) forms() ([][]string, error) {
 	out := make([][]string, len(s.plan.Words))
 	var terms []query.Term
+	cache := s.state.words(s.db)
 	for i, w := range s.plan.Words {
 		prefix := w.FormPrefix()
 		if prefix == "" {
+			continue
+		}
+		key := w.Lang + "\x00" + w.Token
+		if forms, ok := cache.forms[key]; ok {
+			out[i] = forms
+			for _, f := range forms {
+				terms = append(terms, query.Term{Text: f[1 : len(f)-1]})
+			}
 			continue
 		}
 		st, done, err := s.state.keptStatement(s.db, store.VocabularySQL)
@@ -372,6 +381,7 @@ func (s *searcher) forms() ([][]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		cache.forms[key] = out[i]
 	}
 	s.formPhrases = tokenPhrases(terms)
 	return out, nil
@@ -434,13 +444,19 @@ func (s *searcher) run() ([]sqlfuncs.SearchHit, bool, error) {
 	if grouped {
 		want = max(sessionCandidates, s.opts.Limit*s.opts.PerSession*messageCandidates)
 	}
-	hits, err := s.candidates(s.plan.All, nil, true, want)
-	if err != nil {
-		return nil, false, err
+	// When the exact tier's expression is the words' own, the relaxed tier
+	// finds its rows too, first (Q37): one scan of the index, not two.
+	fromRelaxed := relaxed && s.plan.WordsAreAll()
+	var hits []ranking.Hit
+	if !fromRelaxed {
+		var err error
+		if hits, err = s.candidates(s.plan.All, nil, true, want); err != nil {
+			return nil, false, err
+		}
 	}
 	// Grouped results always look further than the exact tier: a session is
 	// scored on the words all its messages hold (Q30).
-	if relaxed && (grouped || len(hits) < want) {
+	if relaxed && (grouped || fromRelaxed || len(hits) < want) {
 		if expr, groups := s.plan.Relaxed(forms); expr != "" {
 			more, err := s.candidates(expr, groups, false, want)
 			if err != nil {
@@ -535,13 +551,16 @@ const statsCap = 20000
 // weights returns what each word of the plan is worth (ranking.Weights):
 // its messages and sessions, counted up to statsCap, of the store's.
 func (s *searcher) weights(forms [][]string) (ranking.Weights, error) {
-	var N, S int64
-	err := s.db.Query(store.StatsSQL, func(r store.Row) error {
-		N, S = store.RowCount([]byte(r.Text(0))), r.Int(1)
-		return nil
-	})
-	if err != nil {
-		return ranking.Weights{}, err
+	cache := s.state.words(s.db)
+	if !cache.store {
+		err := s.db.Query(store.StatsSQL, func(r store.Row) error {
+			cache.messages, cache.sessions = store.RowCount([]byte(r.Text(0))), r.Int(1)
+			return nil
+		})
+		if err != nil {
+			return ranking.Weights{}, err
+		}
+		cache.store = true
 	}
 	messages := make([]int64, len(s.plan.Words))
 	sessions := make([]int64, len(s.plan.Words))
@@ -550,6 +569,11 @@ func (s *searcher) weights(forms [][]string) (ranking.Weights, error) {
 		if i < len(forms) {
 			alts = append(alts, forms[i]...)
 		}
+		expr := strings.Join(alts, " OR ")
+		if c, ok := cache.counts[expr]; ok {
+			messages[i], sessions[i] = c[0], c[1]
+			continue
+		}
 		st, done, err := s.state.keptStatement(s.db, store.WordStatsSQL)
 		if err != nil {
 			return ranking.Weights{}, err
@@ -557,13 +581,39 @@ func (s *searcher) weights(forms [][]string) (ranking.Weights, error) {
 		err = st.each(func(r store.Row) error {
 			messages[i], sessions[i] = r.Int(0), r.Int(1)
 			return nil
-		}, strings.Join(alts, " OR "), statsCap)
+		}, expr, statsCap)
 		done()
 		if err != nil {
 			return ranking.Weights{}, err
 		}
+		cache.counts[expr] = [2]int64{messages[i], sessions[i]}
 	}
-	return ranking.NewWeights(max(N, statsCap), max(S, 1), messages, sessions), nil
+	return ranking.NewWeights(max(cache.messages, statsCap), max(cache.sessions, 1), messages, sessions), nil
+}
+
+// wordCache is what weighing words and finding their forms read of the
+// index (docs/store.md S36), kept by a connection while the database is
+// unchanged: PRAGMA data_version (another connection's commit) and the
+// connection's own changes. A person asks again with the same words, and
+// an agent's questions share theirs.
+type wordCache struct {
+	version            [2]int64
+	store              bool                // messages and sessions are read
+	messages, sessions int64               // StatsSQL's counts
+	counts             map[string][2]int64 // WordStatsSQL's, by the expression of a word and its forms
+	forms              map[string][]string // the other forms of a word, by its language and token
+}
+
+// maxCachedWords bounds the words a connection keeps.
+const maxCachedWords = 4096
+
+// words returns the connection's word cache for the database as it is now.
+func (st *connState) words(db conn) *wordCache {
+	c := &st.wordCache
+	if v := db.version(); v != c.version || c.counts == nil || len(c.counts)+len(c.forms) > maxCachedWords {
+		*c = wordCache{version: v, counts: map[string][2]int64{}, forms: map[string][]string{}}
+	}
+	return c
 }
 
 // exact runs SearchSQL (or RecentSQL) for up to Limit+1 hits, the one more
@@ -574,35 +624,25 @@ func (s *searcher) exact() ([]sqlfuncs.SearchHit, error) {
 	if s.opts.Order == sqlfuncs.OrderRecent {
 		sql = store.RecentSQL
 	}
-	st, done, err := s.state.keptStatement(s.db, sql)
-	if err != nil {
-		return nil, err
-	}
-	release, err := st.bindDecision(":options", s.d)
-	if err != nil {
-		done()
-		return nil, err
-	}
-	// The handle goes after the statement has let go of it.
-	defer func() { done(); release() }()
 	args := s.filters()
 	args[":query"], args[":prefix"], args[":limit"], args[":snippet_chars"] = s.text, s.opts.Prefix, s.opts.Limit+1, s.opts.SnippetChars
 	var hits []sqlfuncs.SearchHit
-	err = st.each(func(store.Row) error {
+	err := s.query(sql, args, func(st *stmt) {
 		hits = append(hits, sqlfuncs.SearchHit{SessionKey: st.Text(0), MessageID: st.Text(1),
 			Role: st.Text(2), Timestamp: st.Int(3), Snippet: st.Text(4), Score: st.Float(5)})
 		if s.opts.Match == sqlfuncs.MatchRelaxed {
 			hits[len(hits)-1].Match = ranking.MatchAll
 		}
-		return nil
-	}, args)
+	})
 	return hits, err
 }
 
 // candidates runs CandidatesSQL for an expression of the plan: up to n
 // matches with their scores and coverage, of each index the scope reads
 // (docs/search.md Q33). exact marks the rows of the exact tier, which hold
-// every word. A row of the tool index has its rowid complemented
+// every word; a relaxed tier's rows that hold every word as written are the
+// exact tier's too when the plan says so (query.Plan.WordsAreAll,
+// docs/search.md Q37). A row of the tool index has its rowid complemented
 // (toolRow), since an assistant message may be a row of both.
 func (s *searcher) candidates(expr string, groups []byte, exact bool, n int) ([]ranking.Hit, error) {
 	messages, calls, results := s.opts.Scopes()
@@ -642,33 +682,45 @@ func toolRow(id int64) (int64, bool) { return ^id, id < 0 }
 // candidatesOf runs one statement of candidates, with its own parameters
 // beside the plan's.
 func (s *searcher) candidatesOf(sql string, own named, expr string, groups []byte, exact bool, n int) ([]ranking.Hit, error) {
-	st, done, err := s.state.keptStatement(s.db, sql)
-	if err != nil {
-		return nil, err
-	}
-	release, err := st.bindDecision(":options", s.d)
-	if err != nil {
-		done()
-		return nil, err
-	}
-	defer func() { done(); release() }()
 	args := s.filters()
 	args[":expr"], args[":groups"], args[":candidates"] = expr, store.Blob(groups), n
 	for k, v := range own {
 		args[k] = v
 	}
 	var hits []ranking.Hit
-	full := ranking.Full(len(s.plan.Words))
-	err = st.each(func(store.Row) error {
+	words := len(s.plan.Words)
+	full := ranking.Full(words)
+	allWords := !exact && s.plan.WordsAreAll()
+	err := s.query(sql, args, func(st *stmt) {
 		h := ranking.Hit{RowID: st.Int(0), SessionKey: st.Text(1), MessageID: st.Text(2), Role: st.Text(3),
 			Timestamp: st.Int(4), Score: st.Float(5), Cov: ranking.Coverage(st.Int(6)), Exact: exact}
 		if exact {
 			h.Cov = full
 		}
+		h.Exact = exact || allWords && h.Cov.NExact() >= words
 		hits = append(hits, h)
+	})
+	return hits, err
+}
+
+// query runs one of the statements of the tiers, with the search's
+// visibility decision bound to :options as a pointer value.
+func (s *searcher) query(sql string, args named, row func(*stmt)) error {
+	st, done, err := s.state.keptStatement(s.db, sql)
+	if err != nil {
+		return err
+	}
+	release, err := st.bindDecision(":options", s.d)
+	if err != nil {
+		done()
+		return err
+	}
+	// The handle goes after the statement has let go of it.
+	defer func() { done(); release() }()
+	return st.each(func(store.Row) error {
+		row(st)
 		return nil
 	}, args)
-	return hits, err
 }
 
 // content returns the masked text of a candidate (a message, or tool text

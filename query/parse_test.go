@@ -202,3 +202,32 @@ func TestMaxWords(t *testing.T) {
 		t.Errorf("%d words counted, want %d", got, MaxWords)
 	}
 }
+
+// TestWordsAreAll: the exact tier is the words' own only when every clause
+// is one word, none dropped (docs/search.md Q37).
+func TestWordsAreAll(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		want  bool
+	}{
+		{"heartbeat", true},
+		{"heartbeat cron -daily", true},
+		{"flight OR flights lisbon", true},
+		{`"heartbeat file" cron`, true},
+		{"deploy*", true},
+		{"東京", true},
+		{"the heartbeat file", false},  // a stopword in the exact tier only
+		{"caroline's research", false}, // a term counted by its parts
+		{"東京で会議", false},               // a run counted by its pieces
+		{"cron cron", false},           // a word counted once
+		{"?!", false},                  // no word
+	} {
+		q, err := ParseSyntax(c.query, false, SyntaxQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := NewPlan(q).WordsAreAll(); got != c.want {
+			t.Errorf("%q: WordsAreAll = %v, want %v", c.query, got, c.want)
+		}
+	}
+}

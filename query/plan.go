@@ -417,3 +417,28 @@ func (p Plan) Relaxed(forms [][]string) (expr string, groups []byte) {
 	}
 	return expr, groups
 }
+
+// WordsAreAll reports whether the exact tier is the words' own: All is
+// every word, each in its spellings, and nothing else (no stopword
+// dropped, no term cut into parts or pieces, no word past MaxWords), with
+// the exclusions. Then a message holds every word as written exactly when
+// the exact tier matches it, and the relaxed tier's expression finds the
+// exact tier's rows too (docs/search.md Q37).
+func (p Plan) WordsAreAll() bool {
+	if len(p.Words) == 0 {
+		return false
+	}
+	clauses := make([]string, len(p.Words))
+	for i, w := range p.Words {
+		alts := w.Phrases()
+		clauses[i] = alts[0]
+		if len(alts) > 1 {
+			clauses[i] = "(" + strings.Join(alts, " OR ") + ")"
+		}
+	}
+	all := strings.Join(clauses, " AND ")
+	if len(clauses) > 1 && p.Not != "" {
+		all = "(" + all + ")"
+	}
+	return all+p.Not == p.All
+}
