@@ -109,8 +109,9 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkSearch's corpus and callers. The queries are BenchmarkSearch's
 // and, as the class "question", runs of 4 to 8 words of a message
 // (stopwords included), of which the store may hold no message with all.
-// It reports the p50 and p99 of each, in ms, and the ratios of the
-// answers' mean and p99 to the literal search's.
+// It reports the p50 and p99 of each, in ms, the answers' p50 and p99 by
+// class, and the ratios of the answers' mean to the literal search's, in
+// all and by class.
 func BenchmarkSearchAnswers(b *testing.B) {
 	messages := benchenv.Int(b, "SESSIONSEARCH_BENCH_MESSAGES", 1_000_000)
 	db, texts := searchCorpus(b, messages, os.Getenv("SESSIONSEARCH_BENCH_DB"))
@@ -156,9 +157,11 @@ func BenchmarkSearchAnswers(b *testing.B) {
 	}
 	b.StopTimer()
 	for name, ts := range times {
-		if strings.HasSuffix(name, "-answers") {
-			lit := times[strings.TrimSuffix(name, "-answers")+"-literal"]
-			b.ReportMetric(mean(ts)/mean(lit), strings.TrimSuffix(name, "-answers")+"-mean/literal")
+		if class, ok := strings.CutSuffix(name, "-answers"); ok {
+			lit := times[class+"-literal"]
+			b.ReportMetric(mean(ts)/mean(lit), class+"-mean/literal")
+			b.ReportMetric(percentile(ts, 0.5), class+"-p50-ms")
+			b.ReportMetric(percentile(ts, 0.99), class+"-p99-ms")
 		}
 	}
 	for _, name := range []string{"literal", "answers"} {
