@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -259,27 +258,12 @@ func ccList(ctx context.Context, path string, env Env) ([]Transcript, []Problem)
 		} else if ccIsConfigDir(filepath.Clean(path)) {
 			return nil, nil // a configuration directory without sessions yet
 		}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				problems = append(problems, Problem{Path: p, Err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
+		problems = walkFiles(ctx, root, func(p, _ string) bool {
+			if f, ok := ccClassify(p, true); ok {
+				files = append(files, f)
 			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if d.Type().IsRegular() {
-				if f, ok := ccClassify(p, true); ok {
-					files = append(files, f)
-				}
-			}
-			return nil
+			return true
 		})
-		if err != nil {
-			problems = append(problems, Problem{Path: root, Err: err})
-		}
 	}
 	var out []Transcript
 	for _, f := range files {

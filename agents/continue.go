@@ -46,15 +46,8 @@ func continueRoots(env Env) []string {
 // sessions.json (AN1).
 func continueClaims(path string) bool {
 	p := filepath.Clean(path)
-	for d := p; ; {
-		if filepath.Base(d) == continueDir {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if underDir(p, named(continueDir)) {
+		return true
 	}
 	if strings.HasSuffix(p, ".json") {
 		return filepath.Base(p) == continueIndex && continueIsIndex(p) || continueSniff(p)

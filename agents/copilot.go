@@ -1,12 +1,10 @@
 package agents
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,15 +41,8 @@ func copilotRoots(env Env) []string {
 // directories (AG61).
 func copilotClaims(path string) bool {
 	p := filepath.Clean(path)
-	for d := p; ; {
-		if filepath.Base(d) == copilotDir {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if underDir(p, named(copilotDir)) {
+		return true
 	}
 	if filepath.Base(p) == copilotEvents {
 		return copilotSniff(p)
@@ -88,18 +79,13 @@ type copilotStart struct {
 }
 
 func copilotReadStart(path string) (copilotStart, error) {
-	f, err := os.Open(path)
+	var s copilotStart
+	err := readFirstLine(path, &s)
+	if errors.Is(err, errNoFirstLine) || err == nil && (s.Type != "session.start") {
+		err = errors.New(`the first line is not a session.start event`)
+	}
 	if err != nil {
 		return copilotStart{}, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return copilotStart{}, errors.New("the file has no session.start event")
-	}
-	var s copilotStart
-	if json.Unmarshal(line, &s) != nil || s.Type != "session.start" {
-		return copilotStart{}, errors.New(`the first line is not a session.start event`)
 	}
 	return s, nil
 }
@@ -108,39 +94,7 @@ func copilotReadStart(path string) (copilotStart, error) {
 // (its session-state/), the session-state directory, a session's
 // directory or its events.jsonl (AG62).
 func copilotList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, []Problem{{Path: path, Err: err}}
-	}
-	var files []string
-	var problems []Problem
-	switch {
-	case !info.IsDir():
-		files = append(files, path)
-	case ccIsDir(filepath.Join(path, copilotState)):
-		path = filepath.Join(path, copilotState)
-		fallthrough
-	default:
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				problems = append(problems, Problem{Path: p, Err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && d.Name() == copilotEvents {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			problems = append(problems, Problem{Path: path, Err: err})
-		}
-	}
+	files, problems := sessionFiles(ctx, path, copilotState, func(name string) bool { return name == copilotEvents })
 	return readEach(files, copilotTranscript, problems)
 }
 

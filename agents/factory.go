@@ -1,12 +1,10 @@
 package agents
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,15 +43,8 @@ func factoryRoots(env Env) []string {
 // holding one, directly or in a project directory (AF1).
 func factoryClaims(path string) bool {
 	p := filepath.Clean(path)
-	for d := p; ; {
-		if filepath.Base(d) == factoryDir {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if underDir(p, named(factoryDir)) {
+		return true
 	}
 	if strings.HasSuffix(p, ".jsonl") {
 		_, err := factoryReadStart(p)
@@ -79,18 +70,13 @@ type factoryStart struct {
 // factoryReadStart reads a file's session_start line and the time of its
 // first line that has one (the session's start).
 func factoryReadStart(path string) (factoryStart, error) {
-	f, err := os.Open(path)
+	var s factoryStart
+	err := readFirstLine(path, &s)
+	if errors.Is(err, errNoFirstLine) || err == nil && (s.Type != "session_start" || s.ID == "") {
+		err = errors.New("the first line is not a session_start line with an id")
+	}
 	if err != nil {
 		return factoryStart{}, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return factoryStart{}, errors.New("the file has no session_start line")
-	}
-	var s factoryStart
-	if json.Unmarshal(line, &s) != nil || s.Type != "session_start" || s.ID == "" {
-		return factoryStart{}, errors.New("the first line is not a session_start line with an id")
 	}
 	return s, nil
 }
@@ -99,39 +85,7 @@ func factoryReadStart(path string) (factoryStart, error) {
 // sessions/), the sessions directory, a project's directory or a session
 // file (AF2).
 func factoryList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, []Problem{{Path: path, Err: err}}
-	}
-	var files []string
-	var problems []Problem
-	switch {
-	case !info.IsDir():
-		files = append(files, path)
-	default:
-		if ccIsDir(filepath.Join(path, factorySessions)) {
-			path = filepath.Join(path, factorySessions)
-		}
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				problems = append(problems, Problem{Path: p, Err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			problems = append(problems, Problem{Path: path, Err: err})
-		}
-	}
+	files, problems := sessionFiles(ctx, path, factorySessions, func(name string) bool { return strings.HasSuffix(name, ".jsonl") })
 	return readEach(files, factoryTranscript, problems)
 }
 

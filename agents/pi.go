@@ -1,11 +1,8 @@
 package agents
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,15 +40,10 @@ func piRoots(env Env) []string {
 // are named by their session id alone, and are never Pi's.
 func piClaims(path string) bool {
 	p := filepath.Clean(path)
-	for d := p; ; {
-		if filepath.Base(d) == ".pi" || (filepath.Base(d) == "agent" && filepath.Base(filepath.Dir(d)) == ".pi") {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if underDir(p, func(d string) bool {
+		return filepath.Base(d) == ".pi" || (filepath.Base(d) == "agent" && filepath.Base(filepath.Dir(d)) == ".pi")
+	}) {
+		return true
 	}
 	info, err := os.Stat(p)
 	if err != nil {
@@ -91,59 +83,22 @@ type piHeader struct {
 }
 
 func piReadHeader(path string) (piHeader, error) {
-	f, err := os.Open(path)
+	var s piHeader
+	err := readFirstLine(path, &s)
+	if errors.Is(err, errNoFirstLine) || err == nil && (s.Type != "session" || s.ID == "") {
+		err = errors.New(`the first line is not a session header ({"type":"session","id":...})`)
+	}
 	if err != nil {
 		return piHeader{}, err
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return piHeader{}, errors.New("the file has no session header")
-	}
-	var h piHeader
-	if json.Unmarshal(line, &h) != nil || h.Type != "session" || h.ID == "" {
-		return piHeader{}, errors.New(`the first line is not a session header ({"type":"session","id":...})`)
-	}
-	return h, nil
+	return s, nil
 }
 
 // piList lists the sessions under path: the agent directory (its
 // sessions/), the sessions directory, a project's directory or one file
 // (AG52).
 func piList(ctx context.Context, path string, env Env) ([]Transcript, []Problem) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, []Problem{{Path: path, Err: err}}
-	}
-	var files []string
-	var problems []Problem
-	if !info.IsDir() {
-		files = append(files, path)
-	} else {
-		root := path
-		if sub := filepath.Join(path, "sessions"); filepath.Base(path) != "sessions" && ccIsDir(sub) {
-			root = sub
-		}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				problems = append(problems, Problem{Path: p, Err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && piFileName.MatchString(d.Name()) {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			problems = append(problems, Problem{Path: root, Err: err})
-		}
-	}
+	files, problems := sessionFiles(ctx, path, "sessions", piFileName.MatchString)
 	return readEach(files, piTranscript, problems)
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,15 +58,10 @@ func qwenClaims(path string) bool {
 	if filepath.Base(p) == qwenDir && ccIsDir(filepath.Join(p, qwenProjects)) {
 		return true
 	}
-	for d := p; ; {
-		if filepath.Base(d) == qwenProjects && filepath.Base(filepath.Dir(d)) == qwenDir {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if underDir(p, func(d string) bool {
+		return filepath.Base(d) == qwenProjects && filepath.Base(filepath.Dir(d)) == qwenDir
+	}) {
+		return true
 	}
 	if strings.HasSuffix(p, ".jsonl") {
 		return qwenSniff(p)
@@ -150,30 +144,12 @@ func qwenFiles(ctx context.Context, path string, limit int) ([]string, []Problem
 		root = filepath.Join(path, qwenProjects)
 	}
 	var files []string
-	var problems []Problem
-	enough := errors.New("enough")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			problems = append(problems, Problem{Path: p, Err: err})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && filepath.Base(filepath.Dir(p)) == qwenChats && qwenSessionName.MatchString(d.Name()) {
+	problems := walkFiles(ctx, root, func(p, name string) bool {
+		if filepath.Base(filepath.Dir(p)) == qwenChats && qwenSessionName.MatchString(name) {
 			files = append(files, p)
-			if limit > 0 && len(files) >= limit {
-				return enough
-			}
 		}
-		return nil
+		return limit <= 0 || len(files) < limit
 	})
-	if err != nil && err != enough {
-		problems = append(problems, Problem{Path: root, Err: err})
-	}
 	sort.Strings(files)
 	return files, problems
 }
