@@ -99,12 +99,14 @@ func ToolScopeError(scope []string, err error) error {
 		strings.Join(scope, ","), ToolIndexSwitch)
 }
 
-// ToolTextLimit bounds the tool text the index keeps of one entry: the
-// first 256 KiB of its masked text (S31).
+// ToolTextLimit bounds the tool text the index keeps of one entry: all of
+// its masked text up to this size, else its first and its last half of it
+// (S31), so that the end of a long output, where a build or a test says
+// what failed, is searchable too.
 const ToolTextLimit = 256 << 10
 
-// toolRedactMargin is how much more than ToolTextLimit is masked before
-// the cut, so that a secret that crosses the cut is still recognized
+// toolRedactMargin is how much more than each half is read and masked
+// before the cut, so that a secret that crosses a cut is still recognized
 // whole: longer than any secret the redaction rules match (a 4096-bit RSA
 // private key takes about 3.3 KiB).
 const toolRedactMargin = 16 << 10
@@ -114,15 +116,23 @@ const toolRedactMargin = 16 << 10
 const toolRolesSQL = `e.role IN ('assistant', 'toolResult', 'tool')`
 
 // ToolIndexedText is what the index keeps of the tool text of an event
-// (JSON): masked, at most ToolTextLimit bytes. tool names the tool
+// (JSON): masked, at most ToolTextLimit bytes and a line "…" where the
+// middle of a longer text is left out. tool names the tool
 // (transcript.ToolText).
 func ToolIndexedText(event []byte) (tool, text string) {
-	tool, text = transcript.ToolText(event, ToolTextLimit+toolRedactMargin)
-	if text == "" {
-		return tool, ""
+	half := ToolTextLimit / 2
+	tool, x := transcript.ToolText(event, half+toolRedactMargin, half+toolRedactMargin)
+	if !x.Gap {
+		// The whole text: masked as one, then cut only if it is long.
+		whole, _ := redact.Text(x.Head + x.Tail)
+		if len(whole) <= ToolTextLimit {
+			return tool, whole
+		}
+		return tool, transcript.Excerpt{Head: transcript.Cut(whole, half), Tail: transcript.CutFront(whole, half), Gap: true}.Text()
 	}
-	text, _ = redact.Text(text)
-	return tool, transcript.Cut(text, ToolTextLimit)
+	head, _ := redact.Text(x.Head)
+	tail, _ := redact.Text(x.Tail)
+	return tool, transcript.Excerpt{Head: transcript.Cut(head, half), Tail: transcript.CutFront(tail, half), Gap: true}.Text()
 }
 
 // ToolText is sessionsearch_tool_text(session_key, seq, event): the
@@ -146,6 +156,6 @@ func ToolOf(event []byte) string {
 	if err != nil {
 		return ""
 	}
-	tool, _ := transcript.ToolText(json, 0)
+	tool, _ := transcript.ToolText(json, 0, 0)
 	return tool
 }

@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -11,22 +13,23 @@ func ToolRole(role string) bool {
 	return role == "assistant" || role == "toolResult" || role == "tool"
 }
 
-// ToolText returns the tool text of a message event (docs/store.md S30):
-// for an assistant message, each tool call's name and its arguments as
-// JSON, a line each; for a tool result (role toolResult or tool), its text,
-// the string content or its text blocks joined by newlines. tool names the
-// tool: the toolName of a result, the names of the calls joined by ", ".
-// The text is a prefix of at most limit bytes, cut at a character, so that
-// what a huge output costs beside the event itself is bounded by limit. An
-// event that is not such a message, or not JSON, has none.
-func ToolText(data []byte, limit int) (tool, text string) {
+// ToolText returns the tool text of a message event (docs/store.md S30,
+// S31): for an assistant message, each tool call's name and its arguments
+// as JSON, a line each; for a tool result (role toolResult or tool), its
+// text, the string content or its text blocks joined by newlines. tool
+// names the tool: the toolName of a result, the names of the calls joined
+// by ", ". Of a long text only its first head and last tail bytes are kept,
+// each cut at a character, so that what a huge output costs beside the
+// event itself is bounded: x.Head, and x.Tail after x.Gap when bytes
+// between them were left out. An event that is not such a message, or not
+// JSON, has none.
+func ToolText(data []byte, head, tail int) (tool string, x Excerpt) {
 	s := scanner{data: data}
 	if s.peek() != '{' {
-		return "", ""
+		return "", Excerpt{}
 	}
 	var typ, role, toolName string
-	var c toolContent
-	c.limit = limit
+	c := toolContent{calls: newExcerpter(head, tail), texts: newExcerpter(head, tail), block: newExcerpter(head, tail)}
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
@@ -54,45 +57,133 @@ func ToolText(data []byte, limit int) (tool, text string) {
 	})
 	switch {
 	case s.err != nil || typ != "message" || !ToolRole(role):
-		return "", ""
+		return "", Excerpt{}
 	case role == "assistant":
-		return strings.Join(c.names, ", "), c.calls.String()
+		return strings.Join(c.names, ", "), c.calls.excerpt()
 	}
-	return toolName, c.texts.String()
+	return toolName, c.texts.excerpt()
+}
+
+// Excerpt is the start and the end of a long text (ToolText).
+type Excerpt struct {
+	Head, Tail string
+	Gap        bool // bytes between Head and Tail were left out
+}
+
+// Text is the excerpt as one text: Head and Tail, joined by a line
+// holding "…" where bytes between them were left out.
+func (x Excerpt) Text() string {
+	if x.Gap {
+		return x.Head + "\n…\n" + x.Tail
+	}
+	return x.Head + x.Tail
 }
 
 // toolContent is what ToolText gathers of message.content: the calls and
-// the text, each at most limit bytes.
+// the text, and the text of the block being read.
 type toolContent struct {
-	limit        int
-	calls, texts strings.Builder
-	names        []string
+	calls, texts, block *excerpter
+	names               []string
 }
 
-// prefix is the string of b, but no more than a few bytes past limit (add
-// cuts it at a character): a huge output is not copied whole.
-func (c *toolContent) prefix(b []byte) string {
-	return validString(b[:min(len(b), c.limit+utf8.UTFMax)])
+// excerpter keeps the first head and the last tail bytes of the lines
+// added to it, and whether bytes between them were left out.
+type excerpter struct {
+	head, tail int
+	h, t       []byte
+	full, gap  bool // full: the head takes no more
+	lines      bool // a line was added: the next starts with a newline
 }
 
-// add appends part to b as a line of its own, as much of it as fits.
-func (c *toolContent) add(b *strings.Builder, part string) {
-	part = strings.TrimSpace(part)
-	room := c.limit - b.Len()
-	if part == "" || room <= 1 {
+func newExcerpter(head, tail int) *excerpter { return &excerpter{head: head, tail: tail} }
+
+func (e *excerpter) reset() { *e = excerpter{head: e.head, tail: e.tail, h: e.h[:0], t: e.t[:0]} }
+
+// add appends part as a line of its own, without its surrounding space.
+func (e *excerpter) add(part ...[]byte) {
+	n := 0
+	for _, p := range part {
+		n += len(bytes.TrimSpace(p))
+	}
+	if n == 0 {
 		return
 	}
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-		room--
+	if e.lines {
+		e.write([]byte{'\n'})
 	}
-	b.WriteString(Cut(part, room))
+	e.lines = true
+	for i, p := range part {
+		if i == 0 {
+			p = bytes.TrimLeftFunc(p, unicode.IsSpace)
+		}
+		if i == len(part)-1 {
+			p = bytes.TrimRightFunc(p, unicode.IsSpace)
+		}
+		e.write(p)
+	}
+}
+
+// addFrom appends what o kept as a line of its own.
+func (e *excerpter) addFrom(o *excerpter) {
+	if len(o.h) == 0 && len(o.t) == 0 {
+		return
+	}
+	if o.gap {
+		e.add(o.h)
+		e.skip()
+		e.write(bytes.TrimRightFunc(o.t, unicode.IsSpace))
+		return
+	}
+	e.add(o.h, o.t)
+}
+
+// write appends p: to the head while it has room, then to the tail, which
+// keeps only its last tail bytes.
+func (e *excerpter) write(p []byte) {
+	if !e.full {
+		n := min(len(p), e.head-len(e.h))
+		for n < len(p) && n > 0 && !utf8.RuneStart(p[n]) {
+			n--
+		}
+		e.h = append(e.h, p[:n]...)
+		if p = p[n:]; len(p) == 0 {
+			return
+		}
+		e.full = true
+	}
+	if len(p) >= e.tail {
+		e.gap = e.gap || len(e.t) > 0 || len(p) > e.tail
+		e.t = append(e.t[:0], p[len(p)-e.tail:]...)
+		return
+	}
+	if over := len(e.t) + len(p) - e.tail; over > 0 {
+		e.gap = true
+		e.t = e.t[:copy(e.t, e.t[over:])]
+	}
+	e.t = append(e.t, p...)
+}
+
+// skip records that bytes were left out here: the head ends, and the tail
+// starts again after them.
+func (e *excerpter) skip() {
+	e.full, e.gap = true, true
+	e.t = e.t[:0]
+}
+
+func (e *excerpter) excerpt() Excerpt {
+	t := e.t
+	if e.gap {
+		for len(t) > 0 && !utf8.RuneStart(t[0]) {
+			t = t[1:]
+		}
+	}
+	return Excerpt{Head: validString(e.h), Tail: validString(t), Gap: e.gap}
 }
 
 func (s *scanner) toolContent(c *toolContent) {
 	switch s.peek() {
 	case '"':
-		c.add(&c.texts, c.prefix(s.str()))
+		c.texts.add(s.str())
 		return
 	case '[':
 	default:
@@ -104,15 +195,17 @@ func (s *scanner) toolContent(c *toolContent) {
 			s.skip(2)
 			return
 		}
-		var typ, text, name string
+		var typ, name string
 		var args []byte
+		c.block.reset()
 		s.object(func(key []byte) {
 			switch string(key) {
 			case "type":
 				typ, _ = s.stringValue()
 			case "text":
 				if s.kind() == kindString {
-					text = c.prefix(s.str())
+					c.block.reset()
+					c.block.add(s.str())
 				} else {
 					s.skip(3)
 				}
@@ -131,9 +224,9 @@ func (s *scanner) toolContent(c *toolContent) {
 		switch typ {
 		case "toolCall":
 			c.names = append(c.names, name)
-			c.add(&c.calls, name+"\n"+c.prefix(args))
+			c.calls.add([]byte(name+"\n"), args)
 		case "text", "input_text", "output_text":
-			c.add(&c.texts, text)
+			c.texts.addFrom(c.block)
 		}
 	})
 }
@@ -148,4 +241,17 @@ func Cut(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// CutFront returns the longest suffix of s of at most n bytes that starts
+// at a character.
+func CutFront(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

@@ -23,16 +23,39 @@ func TestToolText(t *testing.T) {
 		{"not a message", `{"type":"custom","message":{"role":"toolResult","content":"x"}}`, "", ""},
 		{"not json", `{"type":"message","message":{"role":"toolResult","content":"x"`, "", ""},
 	} {
-		tool, text := ToolText([]byte(tc.event), 1000)
-		if tool != tc.tool || text != tc.text {
+		tool, x := ToolText([]byte(tc.event), 1000, 1000)
+		if text := x.Text(); tool != tc.tool || text != tc.text || x.Gap {
 			t.Errorf("%s: got %q %q, want %q %q", tc.name, tool, text, tc.tool, tc.text)
 		}
 	}
-	// The bound: a prefix, cut at a character.
-	out := strings.Repeat("é", 100)
-	_, text := ToolText([]byte(`{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"`+out+`"},{"type":"text","text":"more"}]}}`), 11)
-	if text != strings.Repeat("é", 5) {
-		t.Errorf("bounded: %q", text)
+	// The bounds: the first and the last bytes, each cut at a character,
+	// with the gap between them said; the text of a block whose "text"
+	// comes before its "type" is kept the same way.
+	long := strings.Repeat("é", 100)
+	for _, tc := range []struct {
+		name, content string
+		head, tail    int
+		want          Excerpt
+	}{
+		{"blocks", `[{"type":"text","text":"start ` + long + `"},{"type":"text","text":"` + long + ` the end"}]`, 11, 12,
+			Excerpt{Head: "start éé", Tail: "éé the end", Gap: true}},
+		{"text before type", `[{"text":"start ` + long + ` the end","type":"text"}]`, 11, 12,
+			Excerpt{Head: "start éé", Tail: "éé the end", Gap: true}},
+		{"a string", `"` + long + `"`, 4, 5, Excerpt{Head: "éé", Tail: "éé", Gap: true}},
+		{"short enough", `[{"type":"text","text":"one"},{"type":"text","text":"two"}]`, 4, 5, Excerpt{Head: "one\n", Tail: "two"}},
+		{"a gap inside the second block", `[{"type":"text","text":"one"},{"type":"text","text":"` + long + `"}]`, 4, 4,
+			Excerpt{Head: "one\n", Tail: "éé", Gap: true}},
+	} {
+		_, x := ToolText([]byte(`{"type":"message","message":{"role":"toolResult","content":`+tc.content+`}}`), tc.head, tc.tail)
+		if x != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, x, tc.want)
+		}
+	}
+	if got := (Excerpt{Head: "a", Tail: "b", Gap: true}).Text(); got != "a\n…\nb" {
+		t.Errorf("Excerpt.Text: %q", got)
+	}
+	if got := CutFront("aéb", 2); got != "b" {
+		t.Errorf("CutFront: %q", got)
 	}
 	if ToolRole("user") || !ToolRole("toolResult") || !ToolRole("assistant") {
 		t.Error("ToolRole")
