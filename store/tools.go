@@ -130,9 +130,44 @@ func ToolIndexedText(event []byte) (tool, text string) {
 		}
 		return tool, transcript.Excerpt{Head: transcript.Cut(whole, half), Tail: transcript.CutFront(whole, half), Gap: true}.Text()
 	}
-	head, _ := redact.Text(x.Head)
-	tail, _ := redact.Text(x.Tail)
-	return tool, transcript.Excerpt{Head: transcript.Cut(head, half), Tail: transcript.CutFront(tail, half), Gap: true}.Text()
+	return tool, transcript.Excerpt{Head: maskedStart(x.Head, half), Tail: maskedEnd(x.Tail, half), Gap: true}.Text()
+}
+
+// maskedStart is raw's first n bytes, masked: the cut is made in raw, at a
+// character, and moved past a secret that crosses it, so that what is kept
+// was masked with all of raw after it in view, however much shorter the
+// masks are than what they replace.
+func maskedStart(raw string, n int) string {
+	spans := redact.Secrets(raw)
+	cut := len(transcript.Cut(raw, n))
+	kept := spans[:0]
+	for _, sp := range spans {
+		if sp.Start >= cut {
+			break
+		}
+		cut = max(cut, sp.End)
+		kept = append(kept, sp)
+	}
+	return redact.Apply(raw[:cut], kept)
+}
+
+// maskedEnd is raw's last n bytes, masked, as maskedStart keeps its first:
+// the cut is moved back to the start of a secret that crosses it.
+func maskedEnd(raw string, n int) string {
+	spans := redact.Secrets(raw)
+	cut := len(raw) - len(transcript.CutFront(raw, n))
+	i := 0
+	for i < len(spans) && spans[i].End <= cut {
+		i++
+	}
+	if i < len(spans) {
+		cut = min(cut, spans[i].Start)
+	}
+	kept := make([]redact.Span, 0, len(spans)-i)
+	for _, sp := range spans[i:] {
+		kept = append(kept, redact.Span{Start: sp.Start - cut, End: sp.End - cut, Kind: sp.Kind})
+	}
+	return redact.Apply(raw[cut:], kept)
 }
 
 // ToolText is sessionsearch_tool_text(session_key, seq, event): the
