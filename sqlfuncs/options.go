@@ -177,6 +177,7 @@ type OptionSpec struct {
 	Help     string      // a placeholder may be marked in backquotes, as package flag does
 	Example  string      // TypeObject: a JSON example, for its error message
 	Fields   OptionSpecs // TypeObject: the members
+	Zone     bool        // TypeTime: keep the offset an RFC 3339 text gives (else the time is UTC)
 }
 
 // OptionSpecs are the options of one function, in the order they are
@@ -243,7 +244,7 @@ var (
 			Help: "only messages that hold every term (all), or those first, then messages with other forms of the words, then with the most of them (relaxed)"},
 		{Name: "timePhrases", Type: TypeBoolean, Default: false,
 			Help: "with syntax query, read a phrase of a past or present time in the query's language (yesterday, last week, 3 days ago, in any language the tokenizer is tested in) as that period instead of words"},
-		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(),
+		{Name: "now", Type: TypeTime, Min: minTime.UnixMilli(), Max: maxTime.UnixMilli(), Zone: true,
 			Help: "the `time` that time phrases are relative to, in its time zone (default: the clock)"},
 		{Name: "scope", Type: TypeStrings, Enum: []string{ScopeMessages, ScopeToolCalls, ScopeToolResults},
 			Help: "what to search: the messages (messages), the tool calls' names and arguments (toolCalls), the tools' output (toolResults), or several (default messages); each hit then says its kind and tool. Tool text is searchable in a store that indexes it (import --tools)"},

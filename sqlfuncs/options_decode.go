@@ -140,7 +140,10 @@ func (s OptionSpec) decodeValue(prefix string, raw json.RawMessage, f reflect.Va
 			if err != nil {
 				return bad
 			}
-			t = parsed.UTC()
+			t = parsed
+			if !s.Zone {
+				t = t.UTC()
+			}
 		}
 		f.Set(reflect.ValueOf(t))
 	case TypeObject:

@@ -36,3 +36,25 @@ func TestBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNowKeepsItsOffset: an RFC 3339 now keeps its offset through the
+// options' decoding, so a time phrase's period is that zone's (docs/
+// search.md Q41); after and before are instants either way.
+func TestNowKeepsItsOffset(t *testing.T) {
+	o, err := ParseSearchOptions(`{"caller":"agent:main:main","now":"2026-11-21T10:00:00-10:00","after":"2026-11-01T00:00:00+09:00"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, off := o.Now.Zone(); off != -10*3600 {
+		t.Fatalf("now decoded with offset %d s, want -36000", off)
+	}
+	lastDay := query.TimePhrase{Text: "yesterday", Unit: query.UnitDay, Offset: -1}
+	_, r := o.Bounded(lastDay, time.Time{})
+	want := time.Date(2026, 11, 20, 0, 0, 0, 0, time.FixedZone("", -10*3600))
+	if r.After != want.UnixMilli()-1 || r.Before != want.AddDate(0, 0, 1).UnixMilli() {
+		t.Errorf("yesterday at -10:00: %d..%d, want %d..%d", r.After, r.Before, want.UnixMilli()-1, want.AddDate(0, 0, 1).UnixMilli())
+	}
+	if _, off := o.After.Zone(); off != 0 || o.After.UnixMilli() != time.Date(2026, 10, 31, 15, 0, 0, 0, time.UTC).UnixMilli() {
+		t.Errorf("after decoded as %v", o.After)
+	}
+}
