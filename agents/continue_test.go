@@ -130,19 +130,7 @@ func TestContinueItems(t *testing.T) {
 
 // docs/agents/continue.md AN1.
 func TestContinueRootsAndClaims(t *testing.T) {
-	env := Env{Home: "/home/u", Getenv: func(string) string { return "" }}
-	if got := continueRoots(env); !reflect.DeepEqual(got, []string{"/home/u/.continue/sessions"}) {
-		t.Errorf("Roots = %v", got)
-	}
-	env.Getenv = func(k string) string {
-		if k == "CONTINUE_GLOBAL_DIR" {
-			return "/srv/cn"
-		}
-		return ""
-	}
-	if got := continueRoots(env); !reflect.DeepEqual(got, []string{"/srv/cn/sessions"}) {
-		t.Errorf("Roots with $CONTINUE_GLOBAL_DIR = %v", got)
-	}
+	checkRoots(t, continueRoots, "/home/u/.continue/sessions", "CONTINUE_GLOBAL_DIR", "/srv/cn", "/srv/cn/sessions")
 	sessions := filepath.Join(continueStore, "turn2", "sessions")
 	elsewhere := filepath.Join(t.TempDir(), "copy.json")
 	copyFile(t, filepath.Join(sessions, continueSessionID+".json"), elsewhere)

@@ -26,9 +26,7 @@ var copilotFile = filepath.Join(copilotStore, "session-state", copilotSession, "
 // the view call and its result are kept and not.
 func TestCopilotRealSession(t *testing.T) {
 	trs, problems := copilotList(context.Background(), copilotStore, Env{})
-	if len(problems) != 0 || len(trs) != 1 {
-		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
-	}
+	one(t, trs, problems)
 	tr := trs[0]
 	if tr.Session.Key != "agent:copilot:"+copilotSession || tr.Project != "/tmp/h9b/cop/proj" || !tr.Resumable || tr.Session.CreatedAt == 0 {
 		t.Errorf("transcript %+v, want key agent:copilot:%s, project /tmp/h9b/cop/proj, resumable, a start", tr, copilotSession)
@@ -146,19 +144,7 @@ func TestCopilotRecords(t *testing.T) {
 
 // docs/agents/copilot.md AG60.
 func TestCopilotRoots(t *testing.T) {
-	env := Env{Home: "/home/u", Getenv: func(string) string { return "" }}
-	if got := copilotRoots(env); !reflect.DeepEqual(got, []string{"/home/u/.copilot/session-state"}) {
-		t.Errorf("Roots = %v", got)
-	}
-	env.Getenv = func(k string) string {
-		if k == "COPILOT_HOME" {
-			return "/srv/copilot"
-		}
-		return ""
-	}
-	if got := copilotRoots(env); !reflect.DeepEqual(got, []string{"/srv/copilot/session-state"}) {
-		t.Errorf("Roots with $COPILOT_HOME = %v", got)
-	}
+	checkRoots(t, copilotRoots, "/home/u/.copilot/session-state", "COPILOT_HOME", "/srv/copilot", "/srv/copilot/session-state")
 }
 
 // docs/agents/copilot.md AG61.

@@ -27,9 +27,7 @@ var factoryFile = filepath.Join(factoryStore, "sessions", "-tmp-i26d-out-fact-pr
 // line emits the lines after it.
 func TestFactoryDroidRealSession(t *testing.T) {
 	trs, problems := factoryList(context.Background(), factoryStore, Env{})
-	if len(problems) != 0 || len(trs) != 1 {
-		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
-	}
+	one(t, trs, problems)
 	tr := trs[0]
 	if tr.Session.Key != "agent:factory-droid:"+factorySession || tr.Project != "/tmp/i26d/out-fact/proj" || !tr.Resumable ||
 		tr.Session.CreatedAt != 1796652971384 || tr.Path != factoryFile {
@@ -111,19 +109,7 @@ not json
 
 // docs/agents/factory-droid.md AF1.
 func TestFactoryDroidRootsAndClaims(t *testing.T) {
-	env := Env{Home: "/home/u", Getenv: func(string) string { return "" }}
-	if got := factoryRoots(env); !reflect.DeepEqual(got, []string{"/home/u/.factory/sessions"}) {
-		t.Errorf("Roots = %v", got)
-	}
-	env.Getenv = func(k string) string {
-		if k == "FACTORY_HOME_OVERRIDE" {
-			return "/srv/f"
-		}
-		return ""
-	}
-	if got := factoryRoots(env); !reflect.DeepEqual(got, []string{"/srv/f/.factory/sessions"}) {
-		t.Errorf("Roots with $FACTORY_HOME_OVERRIDE = %v", got)
-	}
+	checkRoots(t, factoryRoots, "/home/u/.factory/sessions", "FACTORY_HOME_OVERRIDE", "/srv/f", "/srv/f/.factory/sessions")
 	data, err := os.ReadFile(factoryFile)
 	if err != nil {
 		t.Fatal(err)

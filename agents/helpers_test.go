@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -99,5 +100,33 @@ func writeTestFile(t *testing.T, path, data string) {
 	}
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkRoots checks a reader's roots for home /home/u without its
+// environment variable (want), and with variable set to dir (wantSet).
+func checkRoots(t *testing.T, roots func(Env) []string, want, variable, dir, wantSet string) {
+	t.Helper()
+	env := Env{Home: "/home/u", Getenv: func(string) string { return "" }}
+	if got := roots(env); !reflect.DeepEqual(got, []string{want}) {
+		t.Errorf("Roots = %v, want [%s]", got, want)
+	}
+	env.Getenv = func(k string) string {
+		if k == variable {
+			return dir
+		}
+		return ""
+	}
+	if got := roots(env); !reflect.DeepEqual(got, []string{wantSet}) {
+		t.Errorf("Roots with $%s = %v, want [%s]", variable, got, wantSet)
+	}
+}
+
+// one fails the test unless a List found exactly one transcript and no
+// problem.
+func one(t *testing.T, trs []Transcript, problems []Problem) {
+	t.Helper()
+	if len(problems) != 0 || len(trs) != 1 {
+		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
 	}
 }

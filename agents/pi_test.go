@@ -27,9 +27,7 @@ var piFile = filepath.Join(piStore, "sessions/--tmp-h9b-pi-proj--", piName)
 // thinking and the read call and its result are kept and not.
 func TestPiRealSession(t *testing.T) {
 	trs, problems := piList(context.Background(), piStore, Env{})
-	if len(problems) != 0 || len(trs) != 1 {
-		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
-	}
+	one(t, trs, problems)
 	tr := trs[0]
 	if tr.Session.Key != "agent:pi:"+piSession || tr.Project != "/tmp/h9b/pi/proj" || !tr.Resumable ||
 		tr.Session.CreatedAt == 0 || tr.Session.ParentSessionKey != "" {
@@ -108,19 +106,7 @@ not json
 
 // docs/agents/pi.md AG50.
 func TestPiRoots(t *testing.T) {
-	env := Env{Home: "/home/u", Getenv: func(string) string { return "" }}
-	if got := piRoots(env); !reflect.DeepEqual(got, []string{"/home/u/.pi/agent/sessions"}) {
-		t.Errorf("Roots = %v", got)
-	}
-	env.Getenv = func(k string) string {
-		if k == "PI_CODING_AGENT_DIR" {
-			return "/srv/pi"
-		}
-		return ""
-	}
-	if got := piRoots(env); !reflect.DeepEqual(got, []string{"/srv/pi/sessions"}) {
-		t.Errorf("Roots with $PI_CODING_AGENT_DIR = %v", got)
-	}
+	checkRoots(t, piRoots, "/home/u/.pi/agent/sessions", "PI_CODING_AGENT_DIR", "/srv/pi", "/srv/pi/sessions")
 }
 
 // docs/agents/pi.md AG51: Pi's files by place or by name and header;

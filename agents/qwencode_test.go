@@ -27,9 +27,7 @@ var qwenFile = filepath.Join(qwenStore, "projects/-tmp-h9b-qwen-proj/chats", qwe
 // messages.
 func TestQwenCodeRealSession(t *testing.T) {
 	trs, problems := qwenList(context.Background(), qwenStore, Env{})
-	if len(problems) != 0 || len(trs) != 1 {
-		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
-	}
+	one(t, trs, problems)
 	tr := trs[0]
 	if tr.Session.Key != "agent:qwen-code:"+qwenSession || tr.Project != "/tmp/h9b/qwen/proj" || !tr.Resumable || tr.Session.CreatedAt == 0 {
 		t.Errorf("transcript %+v, want key agent:qwen-code:%s, project /tmp/h9b/qwen/proj, resumable, a start", tr, qwenSession)
@@ -106,9 +104,7 @@ func TestQwenCodeRecords(t *testing.T) {
 	path := filepath.Join(dir, "0b8a4a57-6c40-4a0c-9d69-3a0e2c7f3f10.jsonl")
 	writeTestFile(t, path, data)
 	trs, problems := qwenList(context.Background(), filepath.Dir(filepath.Dir(filepath.Dir(dir))), Env{})
-	if len(problems) != 0 || len(trs) != 1 {
-		t.Fatalf("List = %d transcripts, problems %v; want 1, none", len(trs), problems)
-	}
+	one(t, trs, problems)
 	events, bad := read(t, trs[0], -1)
 	var recs []string
 	for _, b := range bad {
