@@ -197,17 +197,23 @@ func (s *scanner) toolContent(c *toolContent) {
 		}
 		var typ, name string
 		var args []byte
+		direct := false // the text went to c.texts: its type came first
 		c.block.reset()
 		s.object(func(key []byte) {
 			switch string(key) {
 			case "type":
 				typ, _ = s.stringValue()
 			case "text":
-				if s.kind() == kindString {
+				switch {
+				case s.kind() != kindString:
+					s.skip(3)
+				case textBlock(typ):
+					c.texts.add(s.str())
+					direct = true
+				default:
+					// The type may follow: kept aside, bounded.
 					c.block.reset()
 					c.block.add(s.str())
-				} else {
-					s.skip(3)
 				}
 			case "name":
 				name, _ = s.stringValue()
@@ -225,11 +231,16 @@ func (s *scanner) toolContent(c *toolContent) {
 		case "toolCall":
 			c.names = append(c.names, name)
 			c.calls.add([]byte(name+"\n"), args)
-		case "text", "input_text", "output_text":
-			c.texts.addFrom(c.block)
+		default:
+			if textBlock(typ) && !direct {
+				c.texts.addFrom(c.block)
+			}
 		}
 	})
 }
+
+// textBlock reports whether a content block of this type holds text.
+func textBlock(typ string) bool { return typ == "text" || typ == "input_text" || typ == "output_text" }
 
 // Cut returns the longest prefix of s of at most n bytes that ends at a
 // character.
