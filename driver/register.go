@@ -14,6 +14,21 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi);
 static int register_sessionsearch(void) {
   return sqlite3_auto_extension((void (*)(void))sessionsearch_init_db);
 }
+
+// stable_plans turns on the query planner stability guarantee
+// (SQLITE_DBCONFIG_ENABLE_QPSG) of a connection: a statement's plan does
+// not depend on the values bound to it, so binding new values never makes
+// SQLite prepare it again (docs/search.md Q43). Without it SQLite 3.54
+// prepares FTS5's own lookup of a term in a segment again each time the
+// segment number it is given changes from 1 to another or back, dozens of
+// times in one search.
+static int stable_plans(sqlite3 *db, char **pzErrMsg, const void *pApi) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_QPSG, 1, (int *)0);
+}
+
+static int register_stable_plans(void) {
+  return sqlite3_auto_extension((void (*)(void))stable_plans);
+}
 */
 import "C"
 
@@ -32,6 +47,9 @@ const DriverName = "sessionsearch"
 func init() {
 	if rc := C.register_sessionsearch(); rc != 0 {
 		panic(fmt.Sprintf("sessionsearch: sqlite3_auto_extension failed with code %d", int(rc)))
+	}
+	if rc := C.register_stable_plans(); rc != 0 {
+		panic(fmt.Sprintf("sessionsearch: sqlite3_auto_extension (stable plans) failed with code %d", int(rc)))
 	}
 	sql.Register(DriverName, &sqlite3.SQLiteDriver{})
 }
