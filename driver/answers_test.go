@@ -29,6 +29,7 @@ func TestSearchQuerySyntax(t *testing.T) {
 	w := newWorld(t)
 	w.session("agent:main:a", "", "the release notes are ready", "notes about the release of v2")
 	w.session("agent:main:b", "", "cats and dogs", "only dogs here", "parrots")
+	w.session("agent:main:c", "", "run git merge --continue after the fix", "git merge went fine")
 	main := driver.Options{Caller: "agent:main:main"}
 	query := driver.SearchOptions{Options: main, Syntax: "query"}
 	for _, c := range []struct {
@@ -42,6 +43,7 @@ func TestSearchQuerySyntax(t *testing.T) {
 		{`parr*`, []string{"agent:main:b#2"}},
 		{`-parrots`, []string{"agent:main:b#2"}}, // only exclusions: the words
 		{`"release notes" OR parrots -ready`, []string{"agent:main:b#2"}},
+		{`git merge --continue`, []string{"agent:main:c#0"}}, // an option is text, not an exclusion
 	} {
 		got := messageIDs(w.search(c.q, query))
 		slices.Sort(got)

@@ -48,9 +48,11 @@ type Atom struct {
 //     quotes. A quote that is not closed is text.
 //   - OR, in capitals and on its own, between two terms joins them.
 //     Anywhere else it is the word "or".
-//   - -term excludes the messages that hold term. A query of nothing but
-//     exclusions is read as its words (the minus is text), so that a
-//     search for "-v" finds "v".
+//   - -term excludes the messages that hold term, when term starts with a
+//     letter or a quote. Before anything else the minus is text: --continue
+//     (an option of a command) and -1 are searched for, not left out. A
+//     query of nothing but exclusions is read as its words (the minus is
+//     text), so that a search for "-v" finds "v".
 //   - term* matches term as a prefix of a word.
 //   - Everything else is text: parentheses, colons, ^, NEAR, AND, NOT and
 //     lone punctuation never become FTS5 syntax.
@@ -185,7 +187,7 @@ func lex(q string) []rawTerm {
 		negated := false
 		j := i
 		if q[j] == '-' && j+1 < len(q) {
-			if r2, _ := utf8.DecodeRuneInString(q[j+1:]); !isSpace(r2) {
+			if r2, _ := utf8.DecodeRuneInString(q[j+1:]); r2 == '"' || unicode.IsLetter(r2) {
 				negated = true
 				j++
 			}
