@@ -157,7 +157,9 @@ func NewPlan(q Query) Plan {
 			}
 		default:
 			// A word of parts (caroline's, artists/bands, report.txt)
-			// counts its parts; its n-gram runs count their pieces.
+			// counts its parts; its n-gram runs count their pieces. The
+			// separator between two runs (東京>大阪, <파일>에) ends a run
+			// and is no word.
 			var run []string
 			flush := func() {
 				for _, piece := range ngramPieces(run) {
@@ -172,6 +174,9 @@ func NewPlan(q Query) Plan {
 				}
 				if run != nil {
 					flush()
+				}
+				if t == tokenizer.Separator {
+					continue
 				}
 				cands = append(cands, candidate{word: Word{Text: t, Terms: []Term{{Text: t}}, Token: t}, single: true})
 			}

@@ -103,6 +103,11 @@ func (o *Output) Text(t Token) []byte {
 // match it by accident.
 const separator = ' '
 
+// Separator is the separator token as text: a query's pieces never hold
+// it (docs/search.md Q27), since it stands for the punctuation or space
+// between two runs, not for a word.
+const Separator = string(separator)
+
 type emitter struct {
 	o        *Output
 	tokens   []Token // the tokens so far; Output.Tokens when done
