@@ -158,6 +158,7 @@ func TestWords(t *testing.T) {
 		{"Thai: stopwords cut, then trigrams", "รายงานประจำ", []string{"งาน", "านป", "นปร", "ประ", "ระจ", "ะจ\u0e4d", "จ\u0e4dา"}},
 		{"mixed scripts", "ユーザIDを確認", []string{"ユー", "ーザ", "id@en", "確認"}},
 		{"one letter does not count", "plan B for q", []string{"plan@en"}},
+		{"one digit does not count", "error 404 on v2.3.1", []string{"error@en", "404", "v2@en"}},
 		{"repeated words count once", "plan plan PLAN", []string{"plan@en"}},
 	}
 	for _, tt := range tests {

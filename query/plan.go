@@ -208,7 +208,7 @@ func NewPlan(q Query) Plan {
 	dropAll := true
 	k := 0
 	for _, c := range cands {
-		if !c.single || !stop[k] && !isLetter(c.word.Token) {
+		if !c.single || !stop[k] && !isOneCharacter(c.word.Token) {
 			dropAll = false
 		}
 		if c.single {
@@ -218,7 +218,7 @@ func NewPlan(q Query) Plan {
 	k = 0
 	seen := map[string]bool{}
 	for _, c := range cands {
-		isStop := c.single && (stop[k] || isLetter(c.word.Token))
+		isStop := c.single && (stop[k] || isOneCharacter(c.word.Token))
 		if c.single {
 			k++
 		}
@@ -252,12 +252,12 @@ func trimPunct(s string) string {
 	return s
 }
 
-// isLetter reports whether a word of a spaced script is one letter (the s
-// of caroline's, the t of don't): a relaxed search does not count it, as
-// it does not count stopwords.
-func isLetter(token string) bool {
+// isOneCharacter reports whether a word of a spaced script is one letter or
+// digit (the s of caroline's, the t of don't, the 1 of v2.3.1): a relaxed
+// search does not count it, as it does not count stopwords.
+func isOneCharacter(token string) bool {
 	r, size := utf8.DecodeRuneInString(token)
-	return size == len(token) && unicode.IsLetter(r) && !tokenizer.IsNgram(r)
+	return size == len(token) && (unicode.IsLetter(r) || unicode.IsDigit(r)) && !tokenizer.IsNgram(r)
 }
 
 func termsOf(atoms []Atom) []Term {

@@ -83,7 +83,7 @@ func Stopwords(words []string) ([]bool, map[string]string) {
 		// A letter alone (the s of caroline's, the t of don't) is no
 		// evidence of a language: French's list holds s and t, so English
 		// contractions would make a question French.
-		if isLetter(w) {
+		if isOneCharacter(w) {
 			continue
 		}
 		script := wordScript(w)
