@@ -18,10 +18,10 @@ static int register_sessionsearch(void) {
 // stable_plans turns on the query planner stability guarantee
 // (SQLITE_DBCONFIG_ENABLE_QPSG) of a connection: a statement's plan does
 // not depend on the values bound to it, so binding new values never makes
-// SQLite prepare it again (docs/search.md Q43). Without it SQLite 3.54
-// prepares FTS5's own lookup of a term in a segment again each time the
-// segment number it is given changes from 1 to another or back, dozens of
-// times in one search.
+// SQLite prepare it again (docs/search.md, "The single SELECT"). Without
+// it SQLite 3.54 prepares FTS5's own lookup of a term in a segment again
+// each time the segment number it is given changes from 1 to another or
+// back, dozens of times in one search.
 static int stable_plans(sqlite3 *db, char **pzErrMsg, const void *pApi) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_QPSG, 1, (int *)0);
 }
