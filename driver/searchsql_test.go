@@ -531,3 +531,47 @@ func TestSearchFollowsSessionChanges(t *testing.T) {
 		t.Fatalf("%d results after a new session under a schema without the token's triggers, want 2", n)
 	}
 }
+
+// docs/search.md Q29: a word's weight counts the messages and sessions
+// that hold it; WordStatsSQL counts the sessions with sessionsearch_runs
+// over the matches in rowid order, and must give what count(DISTINCT)
+// gives, capped or not.
+func TestWordStats(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	db, _ := searchWorld(t, r)
+	for _, word := range []string{`"kiwi"`, `"mango" OR "lime"`, `"fig" OR "date" OR "plum" OR "pear"`, `"absent"`} {
+		for _, limit := range []int{1, 7, 50, 20000} {
+			var messages, sessions, wantMessages, wantSessions int64
+			if err := db.QueryRow(store.WordStatsSQL, word, limit).Scan(&messages, &sessions); err != nil {
+				t.Fatal(err)
+			}
+			err := db.QueryRow(`SELECT count(*), count(DISTINCT rowid >> 32) FROM
+				(SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 ORDER BY rowid LIMIT ?2)`, word, limit).Scan(&wantMessages, &wantSessions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if messages != wantMessages || sessions != wantSessions {
+				t.Errorf("%s, limit %d: %d messages in %d sessions, want %d in %d", word, limit, messages, sessions, wantMessages, wantSessions)
+			}
+		}
+	}
+	// sessionsearch_runs itself: runs of equal values in the order given,
+	// NULLs skipped.
+	for _, c := range []struct {
+		values string
+		want   int64
+	}{
+		{`SELECT 1 AS column1 WHERE 0`, 0},
+		{`VALUES (NULL)`, 0},
+		{`VALUES (5)`, 1},
+		{`VALUES (1), (1), (2), (NULL), (2), (1), (3)`, 4},
+	} {
+		var got int64
+		if err := db.QueryRow(`SELECT sessionsearch_runs(column1) FROM (` + c.values + `)`).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", c.values, err)
+		}
+		if got != c.want {
+			t.Errorf("sessionsearch_runs over %s = %d, want %d", c.values, got, c.want)
+		}
+	}
+}

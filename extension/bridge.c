@@ -6,7 +6,8 @@
  * call into Go per document tokenized (tokens come back in one batch and a C
  * loop hands them to FTS5 once Go has returned), one per SQL function call.
  * What: the FTS5 tokenizer `sessionsearch`, the FTS5 auxiliary functions
- * `sessionsearch_snippet` and `sessionsearch_coverage`, and the SQL functions of the registration table in
+ * `sessionsearch_snippet` and `sessionsearch_coverage`, the aggregate
+ * `sessionsearch_runs`, and the SQL functions of the registration table in
  * extension.go, each a trampoline into Go.
  * Build: compiled by cgo into the loadable extension (extension/loadable,
  * -buildmode=c-shared) and into the Go driver (static, auto-extension).
@@ -229,6 +230,36 @@ static void ss_coverage(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
   sqlite3_result_int64(ctx, (nAny << 54) | (nExact << 48) | ((any & 0xffffff) << 24) | (exact & 0xffffff));
 }
 
+/* ---- SQL aggregate: sessionsearch_runs(x) ------------------------------
+ *
+ * How many runs of equal values the non-NULL x take in the order the rows
+ * come: the distinct values of a column the rows are sorted by, without
+ * the temporary index that count(DISTINCT x) builds and fills row by row.
+ * store.WordStatsSQL counts a word's sessions with it (docs/search.md Q29):
+ * FTS5 returns matches in rowid order, and a rowid's high bits are its
+ * session. */
+typedef struct ss_runs {
+  sqlite3_int64 last, n;
+} ss_runs;
+
+static void ss_runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  ss_runs *r = sqlite3_aggregate_context(ctx, sizeof(ss_runs));
+  if (!r) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+  if (r->n == 0 || v != r->last) r->n++;
+  r->last = v;
+}
+
+static void ss_runs_final(sqlite3_context *ctx) {
+  ss_runs *r = sqlite3_aggregate_context(ctx, 0);
+  sqlite3_result_int64(ctx, r ? r->n : 0);
+}
+
 /* ---- SQL functions ----------------------------------------------------- */
 
 /* Each registered function carries its index in Go's registration table and
@@ -419,6 +450,12 @@ int sessionsearch_init_db(sqlite3 *db, char **pzErrMsg, const void *pApi) {
   if (rc == SQLITE_OK) rc = fts->xCreateFunction(fts, "sessionsearch_coverage", 0, ss_coverage, 0);
   if (rc != SQLITE_OK) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register with FTS5: %s", sqlite3_errstr(rc));
+    return rc;
+  }
+  rc = sqlite3_create_function_v2(db, "sessionsearch_runs", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, 0, 0,
+                                  ss_runs_step, ss_runs_final, 0);
+  if (rc != SQLITE_OK) {
+    if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("sessionsearch: cannot register sessionsearch_runs(): %s", sqlite3_errmsg(db));
     return rc;
   }
   uintptr_t conn = sessionsearch_go_conn_open();

@@ -137,9 +137,12 @@ const VocabularySQL = `SELECT term FROM sessionsearch_vocab WHERE term >= ?1 AND
 const StatsSQL = `SELECT (SELECT block FROM sessionsearch_fts_data WHERE id = 1), (SELECT max(sid) FROM sessionsearch_sessions)`
 
 // WordStatsSQL counts the messages and sessions that match ?1 (a word of a
-// query and its forms), among the first ?2 matches.
-const WordStatsSQL = `SELECT count(*), count(DISTINCT rowid >> 32) FROM
-	(SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 LIMIT ?2)`
+// query and its forms), among the first ?2 matches. The matches come in
+// rowid order, so a session's are together: sessionsearch_runs counts
+// them without the temporary index of count(DISTINCT), which cost five to
+// ten times the scan of a common word.
+const WordStatsSQL = `SELECT count(*), sessionsearch_runs(rowid >> 32) FROM
+	(SELECT rowid FROM sessionsearch_fts WHERE sessionsearch_fts MATCH ?1 ORDER BY rowid LIMIT ?2)`
 
 // RowCount reads the row count of an FTS5 averages record: its first
 // varint (SQLite's encoding: big-endian groups of seven bits, the high bit

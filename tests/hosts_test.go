@@ -628,6 +628,7 @@ var (
 		"sessionsearch_refuse",
 		"sessionsearch_repath",
 		"sessionsearch_replacing",
+		"sessionsearch_runs",
 		"sessionsearch_tokens",
 		"sessionsearch_tool_index",
 		"sessionsearch_tool_text",
