@@ -18,8 +18,60 @@ import (
 // in place gives the same searches and histories as the same events
 // appended to a new database, and the store keeps working.
 func TestMigrateSchema1(t *testing.T) {
+	old, _ := testMigrate(t, "schema1.sqlite")
+	var arrays int
+	if err := old.QueryRow(`SELECT count(*) FROM sessionsearch_entries WHERE info LIKE '[%'`).Scan(&arrays); err != nil || arrays != 0 {
+		t.Fatalf("%d entries still in the schema 1 form (%v)", arrays, err)
+	}
+}
+
+// store/testdata/schema2.sqlite was written by the build before schema 3
+// (e9c8399, whose entries repeated their columns in info and kept the
+// tip's key in full; in the sqlite3 shell): schema1.sqlite migrated by it,
+// and a session with a header, a side entry that takes the leaf's id (the
+// tip's key becomes ""), an entry without id, a branch, a leaf entry, a
+// message without parentId, a tool call and its result appended through
+// its trigger. Migrating it gives the same searches and histories as the
+// same events appended to a new database (testMigrate), and that session's
+// entries are the very rows this build writes for its events: each fact
+// once (docs/store.md S42). Its index version is one that no build before
+// schema 3 writes to (S43).
+func TestMigrateSchema2(t *testing.T) {
+	old, fresh := testMigrate(t, "schema2.sqlite")
+	rows := func(db *driver.DB) string {
+		t.Helper()
+		var out string
+		err := db.QueryRow(`SELECT group_concat(concat_ws('|', e.id & 4294967295, e.info, e.message, e.active, quote(e.entry_id), quote(e.role),
+				e.ts, e.tip_leaf, quote(e.tip_key), e.tip_messages), char(10))
+			FROM (SELECT e.* FROM sessionsearch_entries e JOIN sessionsearch_sessions s ON s.sid = e.sid
+				WHERE s.session_key = 'agent:main:side' ORDER BY e.id) AS e`).Scan(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if a, b := rows(old), rows(fresh); a != b || strings.Count(a, "\n") != 11 {
+		t.Errorf("the entries of agent:main:side\nmigrated:\n%s\nfresh:\n%s", a, b)
+	}
+	var repeats, keys, built int
+	if err := old.QueryRow(`SELECT count(*) FILTER (WHERE info ->> 'id' IS NOT NULL OR info ->> 'role' IS NOT NULL OR info ->> 'ts' IS NOT NULL OR info ->> 'message' IS NOT NULL),
+			count(*) FILTER (WHERE tip_key = entry_id),
+			-- Builds before schema 3 wrote to an index version of two parts
+			-- (tokenizer.redaction) only.
+			(SELECT count(*) FROM sessionsearch_meta WHERE key = 'index_version' AND value = sessionsearch_index_version() AND value LIKE '%.%.3')
+			FROM sessionsearch_entries`).Scan(&repeats, &keys, &built); err != nil || repeats != 0 || keys != 0 || built != 1 {
+		t.Errorf("after migrating, %d entries repeat a column in info, %d keep a tip key equal to their entry_id, %d index_version of schema 3 (%v)",
+			repeats, keys, built, err)
+	}
+}
+
+// testMigrate migrates a copy of the old store store/testdata/fixture and
+// checks it against the same sessions and events appended to a new store
+// by this build, before and after a reconcile, an append and a rewind; it
+// returns both.
+func testMigrate(t *testing.T, fixture string) (old, fresh *driver.DB) {
 	ctx := context.Background()
-	data, err := os.ReadFile("../store/testdata/schema1.sqlite")
+	data, err := os.ReadFile(filepath.Join("..", "store", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,25 +80,21 @@ func TestMigrateSchema1(t *testing.T) {
 	if err := os.WriteFile(oldPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old, err := driver.Open(oldPath)
+	old, err = driver.Open(oldPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer old.Close()
+	t.Cleanup(func() { old.Close() })
 	if v, err := old.Migrate(ctx); err != nil || v != store.SchemaVersion {
 		t.Fatalf("migrate: %d, %v", v, err)
 	}
-	var arrays int
-	if err := old.QueryRow(`SELECT count(*) FROM sessionsearch_entries WHERE info LIKE '[%'`).Scan(&arrays); err != nil || arrays != 0 {
-		t.Fatalf("%d entries still in the schema 1 form (%v)", arrays, err)
-	}
 
 	// The same sessions and events, appended one by one with this build.
-	fresh, err := driver.Open(filepath.Join(dir, "fresh.db"))
+	fresh, err = driver.Open(filepath.Join(dir, "fresh.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fresh.Close()
+	t.Cleanup(func() { fresh.Close() })
 	if _, err := fresh.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +214,7 @@ func TestMigrateSchema1(t *testing.T) {
 			t.Fatalf("integrity_check: %s %v", ok, err)
 		}
 	}
+	return old, fresh
 }
 
 // A store written by a newer build is named as such, and left as it is.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sessionsearch/sessionsearch/driver"
+	"github.com/sessionsearch/sessionsearch/store"
 )
 
 // The model-based test of the transcript store: random appends, branches,
@@ -502,7 +503,7 @@ func TestMigrateExistingEvents(t *testing.T) {
 			}
 		}
 	}
-	if v, err := db.Migrate(ctx); err != nil || v != 2 {
+	if v, err := db.Migrate(ctx); err != nil || v != store.SchemaVersion {
 		t.Fatalf("migrate: %d, %v", v, err)
 	}
 	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 2 {
@@ -531,7 +532,7 @@ func TestMigrateExistingEvents(t *testing.T) {
 	if st, _ := db.IndexStatus(ctx); st.PendingSessions != 0 {
 		t.Fatalf("an in-order append after reconcile left %d sessions pending", st.PendingSessions)
 	}
-	if v, err := db.Migrate(ctx); err != nil || v != 2 {
+	if v, err := db.Migrate(ctx); err != nil || v != store.SchemaVersion {
 		t.Fatalf("second migrate: %d, %v", v, err)
 	}
 	if res, _ := db.Search(ctx, "vintage", opts); len(res.Results) != 4 {

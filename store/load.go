@@ -210,7 +210,7 @@ func (l *loader) prepare() error {
 		`INSERT INTO transcript_events(session_key, seq, event) VALUES (?1, ?2, ?3)`,
 		insertEntry,
 		sqlIndexSQL[0][2],
-		`SELECT e.tip_leaf, e.tip_key, e.tip_messages, s.pending FROM sessionsearch_entries AS e, sessionsearch_sessions AS s
+		`SELECT e.tip_leaf, `+tipKeyOf("e")+`, e.tip_messages, s.pending FROM sessionsearch_entries AS e, sessionsearch_sessions AS s
 			WHERE e.id = ?1 AND s.sid = ?2`)
 	if err != nil {
 		return err

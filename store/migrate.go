@@ -83,6 +83,11 @@ func migrate(c Conn, m meta) error {
 			return fmt.Errorf("upgrading schema 1: %w", err)
 		}
 	}
+	if m.exists && m.schema == "2" {
+		if err := c.Exec(upgradeEntriesV2); err != nil {
+			return fmt.Errorf("upgrading schema 2: %w", err)
+		}
+	}
 	objects := tables
 	if m.tools {
 		objects = append(slices.Clone(tables), toolTable)
@@ -137,7 +142,7 @@ func migrate(c Conn, m meta) error {
 			}
 		}
 	}
-	if m.index != "" && m.index != IndexVersion {
+	if m.index != "" && builtText(m.index) != textVersion {
 		// Tokens or masked text of another version: rebuild the index
 		// from the content view.
 		if err := c.Exec(`INSERT INTO sessionsearch_fts(sessionsearch_fts) VALUES ('rebuild')`); err != nil {
@@ -153,6 +158,15 @@ func migrate(c Conn, m meta) error {
 	}
 	return nil
 }
+
+// upgradeEntriesV2 rewrites the entries of schema 2, whose info repeated
+// the id, role, timestamp and message flag of their columns and whose
+// tip_key was NULL for no key, in the form of schema 3 (docs/store.md S42):
+// in place, so the entries keep their ids and the FTS5 index stays valid.
+// json_remove keeps the rest of the object as it was written.
+var upgradeEntriesV2 = `UPDATE sessionsearch_entries SET
+	info = json_remove(info, '$.id', '$.role', '$.ts', '$.message'),
+	tip_key = ` + tipKeySQL("tip_key", "entry_id")
 
 // upgradeEntriesV1 rewrites the entries of schema 1, whose info was the
 // array [id, hasParent, parentId, flags, role, timestamp, targetId, active,

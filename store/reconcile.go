@@ -71,7 +71,7 @@ func (rp *replay) catchUp(c Conn, newest int64) (*replay, error) {
 		return nil, err
 	}
 	from := rp.newest() + 1
-	err := c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
+	err := c.Query(`SELECT `+recordColumns+` FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, from, EntryID(rp.sid, MaxSeq))
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 		p.Grow(int(n), int(idBytes))
 		rp.state = make([]entryState, 0, n)
 	}
-	err = c.Query(`SELECT id, info, active FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
+	err = c.Query(`SELECT `+recordColumns+` FROM sessionsearch_entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id`,
 		func(r Row) error { return rp.add(r) }, EntryID(sid, 0), EntryID(sid, MaxSeq))
 	if err == nil {
 		err = p.Err()
@@ -297,10 +297,18 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 	return rp, nil
 }
 
-// add replays the next entry, a row (id, info, active) of
-// sessionsearch_entries.
+// recordColumns are what a replay reads of a row of sessionsearch_entries:
+// its id, and its Record (rowRecord).
+const recordColumns = `id, info, active, message, entry_id, role, ts`
+
+// rowRecord is the Record of a row of recordColumns.
+func rowRecord(r Row) (Record, error) {
+	return ParseRecord(r.Text(1), Record{Active: r.Int(2) != 0, Message: r.Int(3) != 0, ID: r.Text(4), Role: r.Text(5), Timestamp: r.Int(6)})
+}
+
+// add replays the next entry, a row of recordColumns.
 func (rp *replay) add(r Row) error {
-	rec, err := ParseRecord(r.Text(1), r.Int(2) != 0)
+	rec, err := rowRecord(r)
 	if err != nil {
 		return err
 	}
@@ -543,8 +551,8 @@ func applyReplay(c Conn, s *State, rp *replay, deadline time.Time, w indexWriter
 	if err := rp.path.Err(); err != nil {
 		return false, err
 	}
-	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = ?3, tip_messages = ?4 WHERE id = ?1`,
-		rp.newest(), rp.tip.Leaf, nullString(rp.tip.Key), rp.tip.Messages); err != nil {
+	if err := c.Exec(`UPDATE sessionsearch_entries SET tip_leaf = ?2, tip_key = `+tipKeySQL("?3", "entry_id")+`, tip_messages = ?4 WHERE id = ?1`,
+		rp.newest(), rp.tip.Leaf, rp.tip.Key, rp.tip.Messages); err != nil {
 		return false, err
 	}
 	// Any change of active entries, by any connection, writes a new mark:

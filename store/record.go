@@ -13,18 +13,19 @@ import (
 // Record is the stored state of one entry: what the rules need of its event
 // (so that a replay never parses events again), whether it is on the active
 // path, and the session's Tip after it. It is kept in a row of
-// sessionsearch_entries: the facts of the event, read only by Go, in the info
-// column as a JSON object with the names below; what SQL reads (active,
-// message, entry_id, role, ts and the tip) in columns of their own, so that
-// no view or table definition needs a JSON function (docs/store.md S13).
+// sessionsearch_entries, each fact once (docs/store.md S42): what SQL reads
+// (the entry's id, role, timestamp, message flag, active, and the tip) in
+// columns of their own, so that no view or table definition needs a JSON
+// function (docs/store.md S13); the rest, read only by Go, in the info
+// column as a JSON object with the names AppendInfo writes.
 type Record struct {
-	ID        string // "" when the entry has no id
+	ID        string // "" when the entry has no id (column entry_id)
 	HasParent bool   // the event has a parentId field ("parent", null for a new root)
 	ParentID  string // its value
-	Role      string // of a message
-	Timestamp int64  // of a message, epoch ms
+	Role      string // of a message (column role)
+	Timestamp int64  // of a message, epoch ms (column ts)
 	TargetID  string // of a leaf entry
-	Message   bool   // a user or assistant message with text: indexed when active
+	Message   bool   // a user or assistant message with text: indexed when active (column message)
 	Leaf      bool   // a leaf entry: moves the leaf to its target
 	Reset     bool   // a reset entry: later entries do not cross it (docs/store.md S6)
 	Side      bool   // appendMode side: never the leaf
@@ -71,14 +72,28 @@ func (r Record) Entry() transcript.Entry {
 // order of Record.columns.
 const entryColumns = `id, info, message, active, entry_id, role, ts, tip_leaf, tip_key, tip_messages`
 
-// insertEntry writes a row from Go (reconcile, upgrades).
-const insertEntry = `INSERT OR IGNORE INTO sessionsearch_entries(` + entryColumns + `) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`
+// insertEntry writes a row from Go (reconcile, upgrades, the bulk load);
+// the tip's key is bound as it is, and stored as tipKeySQL says.
+var insertEntry = `INSERT OR IGNORE INTO sessionsearch_entries(` + entryColumns + `) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ` +
+	tipKeySQL("?9", "?5") + `, ?10)`
+
+// tipKeySQL is the SQL that stores a tip's key in its row (docs/store.md
+// S42), given the key and the row's entry id (text or NULL, NULL as ""):
+// NULL when the key is the row's own id, as it is in nearly every row (an
+// entry with an id becomes the leaf, and its id names it), else the key,
+// with "" kept as an empty text. tipKeyOf reads it back from the row of
+// table alias a.
+func tipKeySQL(key, id string) string {
+	return "nullif(coalesce(" + key + ", ''), coalesce(" + id + ", ''))"
+}
+
+func tipKeyOf(a string) string { return "coalesce(" + a + ".tip_key, " + a + ".entry_id)" }
 
 // columns are the values of r's row with the given id; info is a buffer to
 // write the info object into.
 func (r Record) columns(id int64, info []byte) []any {
 	return []any{id, r.AppendInfo(info), r.Message, r.Active, nullString(r.ID), nullString(r.Role), r.Timestamp,
-		r.Tip.Leaf, nullString(r.Tip.Key), r.Tip.Messages}
+		r.Tip.Leaf, r.Tip.Key, r.Tip.Messages}
 }
 
 // nullString binds "" as NULL.
@@ -91,17 +106,27 @@ func nullString(s string) any {
 
 // AppendResult appends what sessionsearch_entry returns to the append
 // trigger, which splits it into the row's columns:
-// {"info":{...},"active":0|1,"tip":{"leaf":N,"key":"...","messages":N}}.
-// Written by hand, like AppendInfo: it runs once per appended event.
+// {"info":{...},"id":"...","role":"...","ts":N,"message":0|1,"active":0|1,
+// "tip":{"leaf":N,"key":"...","messages":N}}, "id", "role" and the tip's
+// "key" only when set. Written by hand, like AppendInfo: it runs once per
+// appended event.
 func (r Record) AppendResult(b []byte) []byte {
 	b = append(b, `{"info":`...)
 	b = r.AppendInfo(b)
-	b = append(b, `,"active":`...)
-	if r.Active {
-		b = append(b, '1')
-	} else {
-		b = append(b, '0')
+	if r.ID != "" {
+		b = append(b, `,"id":`...)
+		b = sqlfuncs.AppendJSONString(b, r.ID)
 	}
+	if r.Role != "" {
+		b = append(b, `,"role":`...)
+		b = sqlfuncs.AppendJSONString(b, r.Role)
+	}
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendInt(b, r.Timestamp, 10)
+	b = append(b, `,"message":`...)
+	b = appendFlag(b, r.Message)
+	b = append(b, `,"active":`...)
+	b = appendFlag(b, r.Active)
 	b = append(b, `,"tip":{"leaf":`...)
 	b = strconv.AppendInt(b, r.Tip.Leaf, 10)
 	if r.Tip.Key != "" {
@@ -113,9 +138,16 @@ func (r Record) AppendResult(b []byte) []byte {
 	return append(b, '}', '}')
 }
 
-// AppendInfo appends the info object: the facts of the event, each name
-// present only when it is set, and "parent" exactly when the event has a
-// parentId field.
+func appendFlag(b []byte, v bool) []byte {
+	if v {
+		return append(b, '1')
+	}
+	return append(b, '0')
+}
+
+// AppendInfo appends the info object: the facts of the event that no
+// column holds, each name present only when it is set, and "parent"
+// exactly when the event has a parentId field.
 func (r Record) AppendInfo(b []byte) []byte {
 	b = append(b, '{')
 	first := true
@@ -128,19 +160,12 @@ func (r Record) AppendInfo(b []byte) []byte {
 		b = append(b, name...)
 		b = append(b, '"', ':')
 	}
-	str := func(name, v string) {
-		if v != "" {
-			sep(name)
-			b = sqlfuncs.AppendJSONString(b, v)
-		}
-	}
 	flag := func(name string, v bool) {
 		if v {
 			sep(name)
 			b = append(b, '1')
 		}
 	}
-	str("id", r.ID)
 	if r.HasParent {
 		sep("parent")
 		if r.ParentID == "" {
@@ -149,13 +174,10 @@ func (r Record) AppendInfo(b []byte) []byte {
 			b = sqlfuncs.AppendJSONString(b, r.ParentID)
 		}
 	}
-	str("role", r.Role)
-	if r.Timestamp != 0 {
-		sep("ts")
-		b = strconv.AppendInt(b, r.Timestamp, 10)
+	if r.TargetID != "" {
+		sep("target")
+		b = sqlfuncs.AppendJSONString(b, r.TargetID)
 	}
-	str("target", r.TargetID)
-	flag("message", r.Message)
 	flag("leaf", r.Leaf)
 	flag("reset", r.Reset)
 	flag("side", r.Side)
@@ -166,24 +188,21 @@ func (r Record) AppendInfo(b []byte) []byte {
 // storedInfo is the info object for decoding: flags are 1 when set, and
 // "parent" is present (maybe null) exactly when the event had parentId.
 type storedInfo struct {
-	ID        string          `json:"id"`
-	Parent    json.RawMessage `json:"parent"`
-	Role      string          `json:"role"`
-	Timestamp int64           `json:"ts"`
-	TargetID  string          `json:"target"`
-	Message   int             `json:"message"`
-	Leaf      int             `json:"leaf"`
-	Reset     int             `json:"reset"`
-	Side      int             `json:"side"`
-	Moves     int             `json:"moves"`
+	Parent   json.RawMessage `json:"parent"`
+	TargetID string          `json:"target"`
+	Leaf     int             `json:"leaf"`
+	Reset    int             `json:"reset"`
+	Side     int             `json:"side"`
+	Moves    int             `json:"moves"`
 }
 
-// ParseRecord reads a record from its row: the info object AppendInfo wrote,
-// and the active column. (The tip is read only from the newest row, by SQL.)
+// ParseRecord reads a record from its row: cols holds what the row's
+// columns give (ID, Role, Timestamp, Message, Active), info the object
+// AppendInfo wrote. (The tip is read only from the newest row, by SQL.)
 // Reconcile reads every entry of a session this way, so the form
 // AppendInfo writes is read by hand (parseInfo); anything else, from
 // escapes in a string to names it does not write, by encoding/json.
-func ParseRecord(info string, active bool) (Record, error) {
+func ParseRecord(info string, cols Record) (Record, error) {
 	r, ok := parseInfo(info)
 	if !ok {
 		var err error
@@ -191,7 +210,7 @@ func ParseRecord(info string, active bool) (Record, error) {
 			return Record{}, err
 		}
 	}
-	r.Active = active
+	r.ID, r.Role, r.Timestamp, r.Message, r.Active = cols.ID, cols.Role, cols.Timestamp, cols.Message, cols.Active
 	return r, nil
 }
 
@@ -201,8 +220,7 @@ func parseInfoJSON(info string) (Record, error) {
 	if err := json.Unmarshal([]byte(info), &v); err != nil {
 		return Record{}, fmt.Errorf("bad entry info %q: %v", info, err)
 	}
-	r := Record{ID: v.ID, Role: v.Role, Timestamp: v.Timestamp, TargetID: v.TargetID, Message: v.Message != 0,
-		Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0}
+	r := Record{TargetID: v.TargetID, Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0}
 	if v.Parent != nil {
 		r.HasParent = true
 		if string(v.Parent) != "null" {
@@ -235,20 +253,12 @@ func parseInfo(s string) (r Record, ok bool) {
 		}
 		i = j + 1
 		switch name {
-		case "id", "role", "target":
+		case "target":
 			v, j, ok := infoString(s, i)
 			if !ok {
 				return r, false
 			}
-			switch name {
-			case "id":
-				r.ID = v
-			case "role":
-				r.Role = v
-			default:
-				r.TargetID = v
-			}
-			i = j
+			r.TargetID, i = v, j
 		case "parent":
 			r.HasParent = true
 			if strings.HasPrefix(s[i:], "null") {
@@ -277,10 +287,6 @@ func parseInfo(s string) (r Record, ok bool) {
 				return r, false
 			}
 			switch name {
-			case "ts":
-				r.Timestamp = n
-			case "message":
-				r.Message = n != 0
 			case "leaf":
 				r.Leaf = n != 0
 			case "reset":

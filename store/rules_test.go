@@ -128,7 +128,8 @@ func TestReplayedAndDiff(t *testing.T) {
 }
 
 // A Record survives its stored form, whatever its fields hold: the info
-// object and the active column, and the trigger's view of the result.
+// object and the columns, and the trigger's view of the result; and info
+// holds no fact that a column holds (S42).
 func TestRecordRoundTrip(t *testing.T) {
 	for _, r := range []Record{
 		{Tip: NoTip},
@@ -138,23 +139,36 @@ func TestRecordRoundTrip(t *testing.T) {
 		{ID: "x", Timestamp: -5, Tip: Tip{Leaf: 4294967295, Key: "x", Messages: 10001}},
 	} {
 		info := string(r.AppendInfo(nil))
-		got, err := ParseRecord(info, r.Active)
+		got, err := ParseRecord(info, columnFacts(r))
 		want := r
 		want.Tip = Tip{} // kept in columns of its own
 		if err != nil || got != want {
 			t.Errorf("ParseRecord(%s) = %+v, %v; want %+v", info, got, err, want)
 		}
+		var names map[string]any
+		if err := json.Unmarshal([]byte(info), &names); err != nil {
+			t.Fatal(err)
+		}
+		for _, column := range []string{"id", "role", "ts", "message", "active", "tip"} {
+			if _, ok := names[column]; ok {
+				t.Errorf("info %s repeats %q, which its row has a column for", info, column)
+			}
+		}
 		var res struct {
-			Info   map[string]any `json:"info"`
-			Active int            `json:"active"`
-			Tip    Tip            `json:"tip"`
+			ID      any   `json:"id"`
+			Role    any   `json:"role"`
+			TS      int64 `json:"ts"`
+			Message int   `json:"message"`
+			Active  int   `json:"active"`
+			Tip     Tip   `json:"tip"`
 		}
 		out := r.AppendResult(nil)
-		if err := json.Unmarshal(out, &res); err != nil || res.Tip != r.Tip || (res.Active != 0) != r.Active || res.Info["id"] != nilIfEmpty(r.ID) {
+		if err := json.Unmarshal(out, &res); err != nil || res.Tip != r.Tip || (res.Active != 0) != r.Active || (res.Message != 0) != r.Message ||
+			res.ID != nilIfEmpty(r.ID) || res.Role != nilIfEmpty(r.Role) || res.TS != r.Timestamp {
 			t.Errorf("AppendResult = %s (%v), does not carry %+v", out, err, r)
 		}
 	}
-	if _, err := ParseRecord(`[1,2]`, false); err == nil {
+	if _, err := ParseRecord(`[1,2]`, Record{}); err == nil {
 		t.Error("ParseRecord accepted a schema 1 array")
 	}
 }

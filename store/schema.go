@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sessionsearch/sessionsearch/redact"
@@ -13,8 +14,8 @@ import (
 
 // SchemaVersion is what sessionsearch_migrate() returns. Version 1 kept each
 // entry's state as a positional JSON array; version 2 keeps a Record, by
-// name.
-const SchemaVersion = 2
+// name; version 3 keeps each of its facts once (docs/store.md S42).
+const SchemaVersion = 3
 
 // PathVersion identifies the active-path rule (package transcript): 2 since
 // reset entries are boundaries (docs/store.md S6). Migrate replays the
@@ -22,10 +23,23 @@ const SchemaVersion = 2
 const PathVersion = "2"
 
 // IndexVersion identifies what the index holds: the tokenizer's tokens of
-// the text masked by the redaction rules. Another value in
-// sessionsearch_meta means the index must be rebuilt before it is changed
-// (docs/store.md S12).
-var IndexVersion = fmt.Sprintf("%d.%d", tokenizer.Version, redact.Version)
+// the text masked by the redaction rules (textVersion), and the layout of
+// its entries, the schema version. Another value in sessionsearch_meta
+// means the index must be migrated before it is changed (docs/store.md
+// S12): every write of a build checks it, so that a build older than the
+// layout refuses to write entries it would misread (S43).
+var IndexVersion = textVersion + "." + strconv.Itoa(SchemaVersion)
+
+// textVersion is the part of IndexVersion that the index's tokens depend
+// on: Migrate rebuilds the index when a store records another.
+var textVersion = fmt.Sprintf("%d.%d", tokenizer.Version, redact.Version)
+
+// builtText is the textVersion of a recorded index version, which before
+// schema 3 had only that part.
+func builtText(index string) string {
+	parts := strings.SplitN(index, ".", 3)
+	return strings.Join(parts[:min(2, len(parts))], ".")
+}
 
 // An object is one named part of the schema.
 type object struct {
@@ -75,11 +89,13 @@ var tables = []object{
 	{"VIRTUAL TABLE", "sessionsearch_vocab", `USING fts5vocab(sessionsearch_fts, row)`},
 }
 
-// entriesTable has one row per event: the facts of its Record in info (for
-// Go), and what SQL reads in columns of their own (see Record).
+// entriesTable has one row per event, its Record with each fact once
+// (docs/store.md S42): what SQL reads in columns of their own, the rest in
+// info (for Go), and the tip's key NULL where it is the row's entry_id
+// (tipKeySQL).
 var entriesTable = object{"TABLE", "sessionsearch_entries", `(
 		id           INTEGER PRIMARY KEY,
-		info         TEXT NOT NULL,
+		info         TEXT NOT NULL, -- parent, target and flags (Record.AppendInfo)
 		message      INTEGER NOT NULL DEFAULT 0,
 		active       INTEGER NOT NULL DEFAULT 0,
 		entry_id     TEXT,
@@ -177,13 +193,13 @@ func derivedObjects(tools bool) []object {
 		-- is out of order or this connection defers indexing.
 		-- The result r is split into the row's columns (store.Record).
 		INSERT INTO sessionsearch_entries(` + entryColumns + `)
-			SELECT id, r -> 'info', coalesce(r ->> '$.info.message', 0), r ->> 'active', r ->> '$.info.id', r ->> '$.info.role',
-				coalesce(r ->> '$.info.ts', 0), r ->> '$.tip.leaf', r ->> '$.tip.key', r ->> '$.tip.messages'
+			SELECT id, r -> 'info', r ->> 'message', r ->> 'active', r ->> 'id', r ->> 'role',
+				r ->> 'ts', r ->> '$.tip.leaf', ` + tipKeySQL(`r ->> '$.tip.key'`, `r ->> 'id'`) + `, r ->> '$.tip.messages'
 			FROM (SELECT (s.sid << 32) | NEW.seq AS id,
 					sessionsearch_entry(NEW.session_key, NEW.seq, NEW.event, s.sid, s.pending,
 						EXISTS (SELECT 1 FROM sessionsearch_entries e WHERE e.id = (s.sid << 32) | NEW.seq),
 						(SELECT value FROM sessionsearch_meta WHERE key = 'index_version'),
-						t.id, t.tip_leaf, t.tip_key, t.tip_messages) AS r
+						t.id, t.tip_leaf, ` + tipKeyOf("t") + `, t.tip_messages) AS r
 				FROM (SELECT 1) LEFT JOIN sessionsearch_sessions s ON s.session_key = NEW.session_key
 					LEFT JOIN sessionsearch_entries t ON t.id = (SELECT l.id FROM sessionsearch_entries l
 						WHERE l.id BETWEEN s.sid << 32 AND (s.sid << 32) | 4294967295 ORDER BY l.id DESC LIMIT 1)

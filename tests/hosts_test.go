@@ -434,7 +434,7 @@ func TestErrorsAcrossHosts(t *testing.T) {
 		"create virtual table e using fts5(x, tokenize='sessionsearch');",
 		"insert into e values ('alpha beta');",
 		// The transcript store (prints nothing): one session with one event.
-		"select 1 from (select sessionsearch_migrate() as version) where version <> 2;",
+		"select 1 from (select sessionsearch_migrate() as version) where version <> 3;",
 		"insert into sessions(session_key) values ('agent:main:err');",
 		`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 0, '{"type":"message","id":"e1","parentId":null,"message":{"role":"user","content":"stored event"}}');`,
 		// The session after it, whose first entry's id is err's seq 2^32.
@@ -558,7 +558,7 @@ func TestErrorsAcrossHosts(t *testing.T) {
 			[]string{"transcript_events", "another version", `"0.0"`, "sessionsearch_migrate()", `"agent:main:err"`, "seq 1"}},
 		{"delete from sessions where session_key = 'agent:main:err';", []string{"sessions", "another version", "sessionsearch_migrate()", `"agent:main:err"`}},
 		{"select sessions_reconcile(10);", []string{"sessions_reconcile", "another version", "sessionsearch_migrate()"}},
-		{"select 1 from (select sessionsearch_migrate() as version) where version <> 2;", nil},
+		{"select 1 from (select sessionsearch_migrate() as version) where version <> 3;", nil},
 		{`insert into transcript_events(session_key, seq, event) values ('agent:main:err', 1, '{"type":"message","id":"e2","parentId":"e1","message":{"role":"user","content":"after upgrade"}}');`, nil},
 	}
 	script := strings.Join(setup, "\n") + "\n"

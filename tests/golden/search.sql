@@ -24,7 +24,7 @@
 --   telegram:group:42           [main]      a key without the agent: prefix belongs to agent main
 
 pragma foreign_keys=off;
-select 'migrate', sessionsearch_migrate() = 2;
+select 'migrate', sessionsearch_migrate() = 3;
 insert into sessions(session_key, spawned_by, parent_session_key, created_at) values ('agent:main:main', NULL, NULL, 1770000000000);
 insert into sessions(session_key, spawned_by, parent_session_key, created_at) values ('agent:main:chat', NULL, NULL, 1770000000000);
 insert into sessions(session_key, spawned_by, parent_session_key, created_at) values ('agent:main:subagent:a1', 'agent:main:chat', NULL, 1770000000000);

@@ -14,8 +14,8 @@
 -- Foreign keys off, as most hosts leave them (better-sqlite3 turns them on).
 pragma foreign_keys=off;
 
-select 'migrate_returns_version', sessionsearch_migrate() = 2;
-select 'migrate_is_idempotent', sessionsearch_migrate() = 2;
+select 'migrate_returns_version', sessionsearch_migrate() = 3;
+select 'migrate_is_idempotent', sessionsearch_migrate() = 3;
 select 'migrate_creates_the_interface_tables', (select count(*) from sqlite_schema where type = 'table' and name in ('sessions', 'transcript_events')) = 2;
 select 'empty_store_nothing_pending', sessions_index_status() = '{"pendingSessions":0}';
 select 'empty_store_search', sessions_search('anything', '{"caller":"agent:main:main"}') = '{"results":[],"indexing":false,"truncated":false}';
@@ -239,7 +239,7 @@ pragma foreign_keys=off;
 
 -- 12. An index built by another version (tokens or masking) is rebuilt from its content by sessionsearch_migrate()
 update sessionsearch_meta set value = '0.0' where key = 'index_version';
-select 'old_index_migrate', sessionsearch_migrate() = 2;
+select 'old_index_migrate', sessionsearch_migrate() = 3;
 select 'old_index_version_recorded', (select value from sessionsearch_meta where key = 'index_version') = sessionsearch_index_version();
 select 'old_index_search_after_rebuild', (select group_concat(value ->> 'messageId') from json_each(sessions_search('linear', '{"caller":"agent:main:main","sessionKey":"agent:main:linear","order":"recent"}') -> '$.results')) = 'l5,l4,l2,l1';
 select 'old_index_rows_after_rebuild', (select count(*) from sessionsearch_fts where sessionsearch_fts match 'reuse') = 3;
