@@ -78,14 +78,9 @@ func migrate(c Conn, m meta) error {
 	if err := dropDerived(c); err != nil {
 		return err
 	}
-	if m.exists && m.schema == "1" {
-		if err := upgradeEntriesV1(c); err != nil {
-			return fmt.Errorf("upgrading schema 1: %w", err)
-		}
-	}
-	if m.exists && m.schema == "2" {
-		if err := c.Exec(upgradeEntriesV2); err != nil {
-			return fmt.Errorf("upgrading schema 2: %w", err)
+	if m.exists && (m.schema == "1" || m.schema == "2") {
+		if err := upgradeEntries(c, m.schema); err != nil {
+			return fmt.Errorf("upgrading schema %s: %w", m.schema, err)
 		}
 	}
 	objects := tables
@@ -159,21 +154,16 @@ func migrate(c Conn, m meta) error {
 	return nil
 }
 
-// upgradeEntriesV2 rewrites the entries of schema 2, whose info repeated
-// the id, role, timestamp and message flag of their columns and whose
-// tip_key was NULL for no key, in the form of schema 3 (docs/store.md S42):
-// in place, so the entries keep their ids and the FTS5 index stays valid.
-// json_remove keeps the rest of the object as it was written.
-var upgradeEntriesV2 = `UPDATE sessionsearch_entries SET
-	info = json_remove(info, '$.id', '$.role', '$.ts', '$.message'),
-	tip_key = ` + tipKeySQL("tip_key", "entry_id")
-
-// upgradeEntriesV1 rewrites the entries of schema 1, whose info was the
+// upgradeEntries rewrites the entries of schema 1, whose info was the
 // array [id, hasParent, parentId, flags, role, timestamp, targetId, active,
-// leaf, leafKey, messages] (flags: 1 message, 2 leaf entry, 4 side), as
-// Records. The entries keep their ids, so the FTS5 index stays valid.
-func upgradeEntriesV1(c Conn) error {
-	if err := c.Exec(`ALTER TABLE sessionsearch_entries RENAME TO sessionsearch_entries_v1`); err != nil {
+// leaf, leafKey, messages] (flags: 1 message, 2 leaf entry, 4 side), or of
+// schema 2, whose info repeated the id, role, timestamp and message flag of
+// the row's columns and whose tip_key was NULL for no key, as this build
+// writes them (docs/store.md S42). The entries keep their ids, so the FTS5
+// index stays valid. Whether an entry's parent is the entry before it is
+// decided as Appended decides it, from the tip of the row before.
+func upgradeEntries(c Conn, schema string) error {
+	if err := c.Exec(`ALTER TABLE sessionsearch_entries RENAME TO sessionsearch_entries_old`); err != nil {
 		return err
 	}
 	if err := c.Exec(entriesTable.create()); err != nil {
@@ -185,17 +175,37 @@ func upgradeEntriesV1(c Conn) error {
 	}
 	defer insert.Close()
 	buf := make([]byte, 0, 256)
-	err = c.Query(`SELECT id, info FROM sessionsearch_entries_v1 ORDER BY id`, func(r Row) error {
-		rec, err := parseV1(r.Text(1))
-		if err != nil {
-			return fmt.Errorf("entry %d: %w", r.Int(0), err)
+	var prevID int64 = -1
+	var prevTip Tip
+	write := func(id int64, rec Record) error {
+		if seq := id & MaxSeq; seq > 0 && prevID == id-1 {
+			rec.ParentBefore = parentBefore(rec.HasParent, rec.ParentID, seq, prevTip)
 		}
-		return insert.Run(rec.columns(r.Int(0), buf[:0])...)
-	})
+		prevID, prevTip = id, rec.Tip
+		return insert.Run(rec.columns(id, buf[:0])...)
+	}
+	if schema == "1" {
+		err = c.Query(`SELECT id, info FROM sessionsearch_entries_old ORDER BY id`, func(r Row) error {
+			rec, err := parseV1(r.Text(1))
+			if err != nil {
+				return fmt.Errorf("entry %d: %w", r.Int(0), err)
+			}
+			return write(r.Int(0), rec)
+		})
+	} else {
+		err = c.Query(`SELECT `+recordColumns+`, tip_leaf, tip_key, tip_messages FROM sessionsearch_entries_old ORDER BY id`, func(r Row) error {
+			rec, err := rowRecord(r, "")
+			if err != nil {
+				return fmt.Errorf("entry %d: %w", r.Int(0), err)
+			}
+			rec.Tip = Tip{Leaf: r.Int(7), Key: r.Text(8), Messages: r.Int(9)}
+			return write(r.Int(0), rec)
+		})
+	}
 	if err != nil {
 		return err
 	}
-	return c.Exec(`DROP TABLE sessionsearch_entries_v1`)
+	return c.Exec(`DROP TABLE sessionsearch_entries_old`)
 }
 
 func parseV1(s string) (Record, error) {

@@ -102,6 +102,9 @@ type replay struct {
 	path  *transcript.PathSet
 	tip   Tip
 	next  int // entries before it are on the index as the path says
+	// lastID is the id of the last entry added, the parent of the next
+	// when its info says "prev" (Record.ParentBefore).
+	lastID string
 	// keep, for Repath's replay (at most MaxInlineEntries entries), is the
 	// replay itself, which the entries appended since are added to; nil for
 	// Reconcile's, which may be of any size.
@@ -301,17 +304,19 @@ func loadReplay(c Conn, sid int64, keep bool) (*replay, error) {
 // its id, and its Record (rowRecord).
 const recordColumns = `id, info, active, message, entry_id, role, ts`
 
-// rowRecord is the Record of a row of recordColumns.
-func rowRecord(r Row) (Record, error) {
-	return ParseRecord(r.Text(1), Record{Active: r.Int(2) != 0, Message: r.Int(3) != 0, ID: r.Text(4), Role: r.Text(5), Timestamp: r.Int(6)})
+// rowRecord is the Record of a row of recordColumns; before is the id of
+// the entry before it.
+func rowRecord(r Row, before string) (Record, error) {
+	return ParseRecord(r.Text(1), Record{Active: r.Int(2) != 0, Message: r.Int(3) != 0, ID: r.Text(4), Role: r.Text(5), Timestamp: r.Int(6)}, before)
 }
 
 // add replays the next entry, a row of recordColumns.
 func (rp *replay) add(r Row) error {
-	rec, err := rowRecord(r)
+	rec, err := rowRecord(r, rp.lastID)
 	if err != nil {
 		return err
 	}
+	rp.lastID = rec.ID
 	i, seq := rp.n, r.Int(0)&MaxSeq
 	if rp.seqs == nil && seq != int64(i) {
 		rp.seqs = make([]uint32, i, max(i+1, cap(rp.state)))

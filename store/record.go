@@ -22,13 +22,17 @@ type Record struct {
 	ID        string // "" when the entry has no id (column entry_id)
 	HasParent bool   // the event has a parentId field ("parent", null for a new root)
 	ParentID  string // its value
-	Role      string // of a message (column role)
-	Timestamp int64  // of a message, epoch ms (column ts)
-	TargetID  string // of a leaf entry
-	Message   bool   // a user or assistant message with text: indexed when active (column message)
-	Leaf      bool   // a leaf entry: moves the leaf to its target
-	Reset     bool   // a reset entry: later entries do not cross it (docs/store.md S6)
-	Side      bool   // appendMode side: never the leaf
+	// ParentBefore: the parent is the entry before it (seq-1), the leaf it
+	// was appended to (parentBefore), as in nearly every transcript; info
+	// then says "prev" instead of repeating that entry's id.
+	ParentBefore bool
+	Role         string // of a message (column role)
+	Timestamp    int64  // of a message, epoch ms (column ts)
+	TargetID     string // of a leaf entry
+	Message      bool   // a user or assistant message with text: indexed when active (column message)
+	Leaf         bool   // a leaf entry: moves the leaf to its target
+	Reset        bool   // a reset entry: later entries do not cross it (docs/store.md S6)
+	Side         bool   // appendMode side: never the leaf
 	// Moves is set on an entry appended off the active path that may move
 	// it (a leaf entry, or a branch): the append trigger replays the
 	// session when it is set.
@@ -53,6 +57,14 @@ var NoTip = Tip{Leaf: -1}
 func NewRecord(e transcript.Entry, t Tip) Record {
 	return Record{ID: e.ID, HasParent: e.HasParent, ParentID: e.ParentID, Role: e.Role, Timestamp: e.Timestamp,
 		TargetID: e.TargetID, Message: e.Message, Leaf: e.Leaf(), Reset: e.Reset(), Side: e.Side, Tip: t}
+}
+
+// parentBefore reports whether an entry appended as seq with a parentId
+// field of value parentID, to a session whose tip was prev, has for parent
+// the entry before it, seq-1: the leaf it was appended to, whose id is
+// then the tip's key.
+func parentBefore(hasParent bool, parentID string, seq int64, prev Tip) bool {
+	return hasParent && parentID != "" && parentID == prev.Key && prev.Leaf == seq-1
 }
 
 // Entry is what package transcript's rules need of r.
@@ -146,8 +158,9 @@ func appendFlag(b []byte, v bool) []byte {
 }
 
 // AppendInfo appends the info object: the facts of the event that no
-// column holds, each name present only when it is set, and "parent"
-// exactly when the event has a parentId field.
+// column holds, each name present only when it is set: "prev" when the
+// parent is the entry before (ParentBefore), else "parent" exactly when
+// the event has a parentId field.
 func (r Record) AppendInfo(b []byte) []byte {
 	b = append(b, '{')
 	first := true
@@ -166,7 +179,10 @@ func (r Record) AppendInfo(b []byte) []byte {
 			b = append(b, '1')
 		}
 	}
-	if r.HasParent {
+	switch {
+	case r.ParentBefore:
+		flag("prev", true)
+	case r.HasParent:
 		sep("parent")
 		if r.ParentID == "" {
 			b = append(b, "null"...)
@@ -186,9 +202,11 @@ func (r Record) AppendInfo(b []byte) []byte {
 }
 
 // storedInfo is the info object for decoding: flags are 1 when set, and
-// "parent" is present (maybe null) exactly when the event had parentId.
+// "parent" is present (maybe null) exactly when the event had parentId
+// and "prev" is not set.
 type storedInfo struct {
 	Parent   json.RawMessage `json:"parent"`
+	Prev     int             `json:"prev"`
 	TargetID string          `json:"target"`
 	Leaf     int             `json:"leaf"`
 	Reset    int             `json:"reset"`
@@ -198,11 +216,13 @@ type storedInfo struct {
 
 // ParseRecord reads a record from its row: cols holds what the row's
 // columns give (ID, Role, Timestamp, Message, Active), info the object
-// AppendInfo wrote. (The tip is read only from the newest row, by SQL.)
+// AppendInfo wrote, and before is the id of the entry before it, its
+// parent when info says "prev". (The tip is read only from the newest row,
+// by SQL.)
 // Reconcile reads every entry of a session this way, so the form
 // AppendInfo writes is read by hand (parseInfo); anything else, from
 // escapes in a string to names it does not write, by encoding/json.
-func ParseRecord(info string, cols Record) (Record, error) {
+func ParseRecord(info string, cols Record, before string) (Record, error) {
 	r, ok := parseInfo(info)
 	if !ok {
 		var err error
@@ -211,6 +231,9 @@ func ParseRecord(info string, cols Record) (Record, error) {
 		}
 	}
 	r.ID, r.Role, r.Timestamp, r.Message, r.Active = cols.ID, cols.Role, cols.Timestamp, cols.Message, cols.Active
+	if r.ParentBefore {
+		r.HasParent, r.ParentID = true, before
+	}
 	return r, nil
 }
 
@@ -220,7 +243,7 @@ func parseInfoJSON(info string) (Record, error) {
 	if err := json.Unmarshal([]byte(info), &v); err != nil {
 		return Record{}, fmt.Errorf("bad entry info %q: %v", info, err)
 	}
-	r := Record{TargetID: v.TargetID, Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0}
+	r := Record{TargetID: v.TargetID, ParentBefore: v.Prev != 0, Leaf: v.Leaf != 0, Reset: v.Reset != 0, Side: v.Side != 0, Moves: v.Moves != 0}
 	if v.Parent != nil {
 		r.HasParent = true
 		if string(v.Parent) != "null" {
@@ -287,6 +310,8 @@ func parseInfo(s string) (r Record, ok bool) {
 				return r, false
 			}
 			switch name {
+			case "prev":
+				r.ParentBefore = n != 0
 			case "leaf":
 				r.Leaf = n != 0
 			case "reset":

@@ -28,7 +28,7 @@ func randomRecord(r *rand.Rand) Record {
 	rec := Record{ID: str(), HasParent: flag(), Role: str(), TargetID: str(),
 		Message: flag(), Leaf: flag(), Reset: flag(), Side: flag(), Moves: flag()}
 	if rec.HasParent {
-		rec.ParentID = str()
+		rec.ParentID, rec.ParentBefore = str(), flag()
 	}
 	switch r.IntN(4) {
 	case 0:
@@ -50,7 +50,7 @@ func TestParseInfo(t *testing.T) {
 		want := randomRecord(r)
 		want.Active = true
 		info := string(want.AppendInfo(nil))
-		got, err := ParseRecord(info, columnFacts(want))
+		got, err := ParseRecord(info, columnFacts(want), want.ParentID)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("ParseRecord(%s) = %+v, %v; want %+v", info, got, err, want)
 		}
@@ -69,7 +69,8 @@ func TestParseInfo(t *testing.T) {
 		`{"message":2}`, `{"message":-1}`, `{"ID":"a"}`, `{"id":null}`, `{"id":1}`, `{"role":"x","extra":1}`,
 		`{"id":"a",}`, `{,}`, `{"id":"a"}x`, `{"id":"a"`, `{"id" :"a"}`, `{ "id":"a"}`, `{"id":"a\u0062"}`,
 		`{"parent":nul}`, `{"parent":nullx}`, `{"parent":null,"id":"x"}`, `{"ts":}`, `{"ts":-}`, `{"id":"` + "\x01" + `"}`,
-		`{"id":"` + "\xff" + `"}`, `{"id":"é"}`, `[]`, `{`, ``, `null`, `{"target":"t","leaf":1,"moves":1}`,
+		`{"id":"` + "\xff" + `"}`, `{"id":"é"}`, `[]`, `{`, ``, `null`, `{"target":"t","leaf":1,"moves":1}`, `{"prev":1}`, `{"prev":0,"parent":"p"}`,
+		`{"parent":"p","prev":1}`, `{"prev":"1"}`, `{"prev":null}`,
 	} {
 		checkParseInfo(t, info)
 	}
@@ -109,9 +110,9 @@ func FuzzParseRecord(f *testing.F) {
 		if strings.Contains(info, "\x00") {
 			return
 		}
-		if rec, err := ParseRecord(info, Record{}); err == nil {
+		if rec, err := ParseRecord(info, Record{}, "b"); err == nil {
 			// What ParseRecord reads, AppendInfo writes back to the same.
-			again, err := ParseRecord(string(rec.AppendInfo(nil)), Record{})
+			again, err := ParseRecord(string(rec.AppendInfo(nil)), Record{}, "b")
 			if err != nil || !reflect.DeepEqual(again, rec) {
 				t.Fatalf("%q: read %+v, written and read again %+v, %v", info, rec, again, err)
 			}

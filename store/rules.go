@@ -48,6 +48,7 @@ func Appended(e transcript.Entry, seq int64, prev Tip, pending bool) Record {
 		t.Key = transcript.KeyAfter(e, t.Key)
 	}
 	r := NewRecord(e, t)
+	r.ParentBefore = parentBefore(e.HasParent, e.ParentID, seq, prev)
 	r.Active = extends
 	r.Moves = !pending && !extends && transcript.Moves(e)
 	return r

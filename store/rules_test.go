@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sessionsearch/sessionsearch/transcript"
@@ -47,6 +48,12 @@ func TestAppended(t *testing.T) {
 			r := Appended(tc.e, tc.seq, tc.prev, tc.pending)
 			if r.Active != tc.active || r.Moves != tc.moves || r.Tip != tc.tip {
 				t.Errorf("Appended = active %v, moves %v, tip %+v; want %v, %v, %+v", r.Active, r.Moves, r.Tip, tc.active, tc.moves, tc.tip)
+			}
+			// The parent is the entry before, the leaf named by its id
+			// (S42), for these only.
+			if before := map[string]bool{"child of the leaf": true, "non-message child extends without counting": true, "leaf entry": true,
+				"pending session: nothing active, no replay": true}[tc.name]; r.ParentBefore != before {
+				t.Errorf("Appended: ParentBefore %v, want %v", r.ParentBefore, before)
 			}
 			want := tc.e // of its type, a record keeps only whether it is a leaf entry
 			if !want.Leaf() {
@@ -137,9 +144,10 @@ func TestRecordRoundTrip(t *testing.T) {
 		{ID: "l", HasParent: true, ParentID: "a\"b\\c", TargetID: "t\n1", Leaf: true, Moves: true, Tip: Tip{Leaf: 4, Messages: 2}},
 		{ID: "東京", HasParent: true, Side: true, Tip: Tip{Leaf: -1, Key: "ключ"}},
 		{ID: "x", Timestamp: -5, Tip: Tip{Leaf: 4294967295, Key: "x", Messages: 10001}},
+		{ID: "c", HasParent: true, ParentID: "b", ParentBefore: true, Role: "assistant", Message: true, Tip: Tip{Leaf: 7, Key: "c", Messages: 3}},
 	} {
 		info := string(r.AppendInfo(nil))
-		got, err := ParseRecord(info, columnFacts(r))
+		got, err := ParseRecord(info, columnFacts(r), r.ParentID)
 		want := r
 		want.Tip = Tip{} // kept in columns of its own
 		if err != nil || got != want {
@@ -148,6 +156,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		var names map[string]any
 		if err := json.Unmarshal([]byte(info), &names); err != nil {
 			t.Fatal(err)
+		}
+		if r.ParentBefore && strings.Contains(info, r.ParentID) {
+			t.Errorf("info %s repeats the id of the entry before", info)
 		}
 		for _, column := range []string{"id", "role", "ts", "message", "active", "tip"} {
 			if _, ok := names[column]; ok {
@@ -168,7 +179,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("AppendResult = %s (%v), does not carry %+v", out, err, r)
 		}
 	}
-	if _, err := ParseRecord(`[1,2]`, Record{}); err == nil {
+	if _, err := ParseRecord(`[1,2]`, Record{}, ""); err == nil {
 		t.Error("ParseRecord accepted a schema 1 array")
 	}
 }
