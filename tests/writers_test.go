@@ -88,8 +88,8 @@ func TestWritingFunctionsWaitInEveryHost(t *testing.T) {
 		i := <-done
 		r := results[i]
 		got := lines(r.out)
-		if r.failed != nil || len(r.errs) > 0 || len(got) != 3 || got[0] != "20000" || got[1] != "2" {
-			t.Errorf("%s: %q, errors %v %v; want 20000, 2 and the reconcile's counts", hosts[i].name, got, r.errs, r.failed)
+		if r.failed != nil || len(r.errs) > 0 || len(got) != 3 || got[0] != "20000" || got[1] != "3" {
+			t.Errorf("%s: %q, errors %v %v; want 20000, 3 and the reconcile's counts", hosts[i].name, got, r.errs, r.failed)
 			continue
 		}
 		var res struct{ Pending, Indexed int }

@@ -148,41 +148,43 @@ func TestReadCommandsLeaveStoreAlone(t *testing.T) {
 }
 
 // A database of an older schema (store/testdata/schema1.sqlite, written by
-// the build before schema 2) is refused by the read commands, untouched,
-// with the command that upgrades it; reconcile upgrades it, and then it
-// reads.
+// the build before schema 2, and schema2.sqlite, by the build before
+// schema 3) is refused by the read commands, untouched, with the command
+// that upgrades it; reconcile upgrades it, and then it reads.
 func TestOlderSchemaNeedsReconcile(t *testing.T) {
-	data, err := os.ReadFile("../../store/testdata/schema1.sqlite")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbFile := filepath.Join(t.TempDir(), "old.db")
-	if err := os.WriteFile(dbFile, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"search", "--db", dbFile, "weather"},
-		{"sessions", "--db", dbFile},
-		{"status", "--db", dbFile},
-	} {
-		r := runBinary(t, nil, args...)
-		if r.code != 1 || !strings.Contains(r.stderr, "has sessionsearch schema version 1, older than this build's") ||
-			!strings.Contains(r.stderr, "run 'sessionsearch reconcile' to upgrade it") {
-			t.Errorf("%v on schema 1: exit %d, %q", args, r.code, r.stderr)
+	for _, version := range []string{"1", "2"} {
+		data, err := os.ReadFile("../../store/testdata/schema" + version + ".sqlite")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if after, _ := os.ReadFile(dbFile); !bytes.Equal(data, after) {
-			t.Errorf("%v changed a database it refused", args)
+		dbFile := filepath.Join(t.TempDir(), "old.db")
+		if err := os.WriteFile(dbFile, data, 0o600); err != nil {
+			t.Fatal(err)
 		}
-	}
-	mustRun(t, "reconcile", "--db", dbFile)
-	// The operator sees the three sessions that talk of weather, the
-	// pending one indexed by reconcile too.
-	found := map[string]string{}
-	for _, h := range searchJSON(t, dbFile, "weather").Results {
-		found[h.SessionKey] = h.MessageID
-	}
-	if want := map[string]string{"agent:main:main": "a1", "agent:work:main": "w1", "agent:main:big": "b1"}; !reflect.DeepEqual(found, want) {
-		t.Errorf("after reconcile upgraded the database: %v, want %v", found, want)
+		for _, args := range [][]string{
+			{"search", "--db", dbFile, "weather"},
+			{"sessions", "--db", dbFile},
+			{"status", "--db", dbFile},
+		} {
+			r := runBinary(t, nil, args...)
+			if r.code != 1 || !strings.Contains(r.stderr, "has sessionsearch schema version "+version+", older than this build's") ||
+				!strings.Contains(r.stderr, "run 'sessionsearch reconcile' to upgrade it") {
+				t.Errorf("%v on schema %s: exit %d, %q", args, version, r.code, r.stderr)
+			}
+			if after, _ := os.ReadFile(dbFile); !bytes.Equal(data, after) {
+				t.Errorf("%v changed a database it refused", args)
+			}
+		}
+		mustRun(t, "reconcile", "--db", dbFile)
+		// The operator sees the three sessions that talk of weather, the
+		// pending one indexed by reconcile too.
+		found := map[string]string{}
+		for _, h := range searchJSON(t, dbFile, "weather").Results {
+			found[h.SessionKey] = h.MessageID
+		}
+		if want := map[string]string{"agent:main:main": "a1", "agent:work:main": "w1", "agent:main:big": "b1"}; !reflect.DeepEqual(found, want) {
+			t.Errorf("after reconcile upgraded the schema %s database: %v, want %v", version, found, want)
+		}
 	}
 }
 
