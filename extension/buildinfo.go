@@ -20,7 +20,7 @@ type BuildInfo struct {
 	SQLite    string `json:"sqlite"`    // the SQLite library the extension runs in
 	Unicode   string `json:"unicode"`   // the Unicode version of the tokenizer's tables
 	Tokenizer int    `json:"tokenizer"` // tokenizer.Version
-	Index     string `json:"index"`     // store.IndexVersion: tokenizer and redaction versions of the index
+	Index     string `json:"index"`     // store.IndexVersion: tokenizer, redaction and entries' layout versions of the index
 	Schema    int    `json:"schema"`    // store.SchemaVersion
 }
 
