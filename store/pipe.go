@@ -14,8 +14,7 @@ type Pipe struct {
 	mu      sync.Mutex
 	ready   sync.Cond // the writer waits for a run of items, a cut or the end
 	room    sync.Cond // the reader waits for room
-	queue   []LoadItem
-	sizes   []int
+	queue   []held    // queue[head:] are waiting
 	head    int
 	bytes   int // held
 	max     int
@@ -77,8 +76,7 @@ func (p *Pipe) Abort(err error) { p.put(LoadItem{Abort: err}, 0) }
 // Cut ends the current call of Load after the items handed on so far.
 func (p *Pipe) Cut() {
 	p.mu.Lock()
-	p.queue = append(p.queue, LoadItem{cut: true})
-	p.sizes = append(p.sizes, 0)
+	p.queue = append(p.queue, held{item: LoadItem{cut: true}})
 	p.cuts++
 	p.ready.Signal()
 	p.mu.Unlock()
@@ -120,8 +118,7 @@ func (p *Pipe) put(item LoadItem, size int) {
 		p.room.Wait()
 	}
 	p.blocked = false
-	p.queue = append(p.queue, item)
-	p.sizes = append(p.sizes, size)
+	p.queue = append(p.queue, held{item, size})
 	p.bytes += size
 	if !p.waiting() || len(p.queue)-p.head == 1 {
 		p.ready.Signal()
@@ -139,12 +136,10 @@ func (p *Pipe) Next() (LoadItem, bool) {
 	if len(p.queue) == p.head {
 		return LoadItem{}, false // closed
 	}
-	item, size := p.queue[p.head], p.sizes[p.head]
-	p.queue[p.head] = LoadItem{}
+	item, size := p.queue[p.head].item, p.queue[p.head].size
+	p.queue[p.head] = held{}
 	p.head++
-	if p.head == len(p.queue) {
-		p.queue, p.sizes, p.head = p.queue[:0], p.sizes[:0], 0
-	}
+	p.compact()
 	p.bytes -= size
 	p.room.Signal()
 	if item.cut {
@@ -153,6 +148,30 @@ func (p *Pipe) Next() (LoadItem, bool) {
 	}
 	return item, true
 }
+
+// held is an item waiting in the pipe, and its size.
+type held struct {
+	item LoadItem
+	size int
+}
+
+// compact moves the waiting items to the front of the queue once at least
+// as many were taken: a reader that keeps the writer busy never lets the
+// queue empty, and appending behind items taken would grow it with every
+// item that passes (16 MB of queue for a 1 GB import), not with what it
+// holds. Each item is moved at most once for each item taken.
+func (p *Pipe) compact() {
+	if p.head < len(p.queue) && (p.head < compactItems || p.head*2 < len(p.queue)) {
+		return
+	}
+	n := copy(p.queue, p.queue[p.head:])
+	clear(p.queue[n:])
+	p.queue, p.head = p.queue[:n], 0
+}
+
+// compactItems is the least run of taken items compact moves the rest
+// for.
+const compactItems = 256
 
 // waiting reports whether the writer should wait for a longer run: the
 // items queued are few and small, and no cut or end follows them.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // docs/store.md S22: a Pipe hands the writer every item in order, ends a
@@ -59,8 +60,8 @@ func TestPipe(t *testing.T) {
 			for {
 				p.mu.Lock()
 				held, sized := p.bytes, 0
-				for _, n := range p.sizes[p.head:] {
-					if n > 0 {
+				for _, h := range p.queue[p.head:] {
+					if h.size > 0 {
 						sized++
 					}
 				}
@@ -114,5 +115,46 @@ func TestPipe(t *testing.T) {
 				t.Fatal("no cut ended a call")
 			}
 		})
+	}
+}
+
+// docs/store.md S41: what a pipe keeps does not grow with what passes
+// through it. A reader that keeps its writer busy never lets the queue
+// empty; the queue still holds only about what waits in it, not every
+// item handed on since it last emptied.
+func TestPipeKeepsWhatWaits(t *testing.T) {
+	const max, events = 4 << 10, 50_000
+	p := NewPipe(max, func(any, int64, error) {})
+	go func() {
+		p.Begin(Session{Key: "agent:main:long"}, 0)
+		e := p.Prepare([]byte(`{"type":"message","message":{"role":"user","content":"x"}}`))
+		for range events {
+			p.Prepared(&e)
+		}
+		p.End()
+		p.Close()
+	}()
+	// What waits is bounded in bytes, and every event counts at least
+	// 128 (Prepared.Size): the queue is room for that twice over, and the
+	// run of taken items it moves the rest after.
+	bound := 2*(max/128+2) + compactItems
+	n := 0
+	for {
+		if _, ok := p.Next(); !ok {
+			break
+		}
+		n++
+		// The writer stores slower than the reader reads.
+		for start := time.Now(); time.Since(start) < 5*time.Microsecond; {
+		}
+		p.mu.Lock()
+		c := cap(p.queue)
+		p.mu.Unlock()
+		if c > bound {
+			t.Fatalf("after %d items the queue has room for %d, bound %d", n, c, bound)
+		}
+	}
+	if n != events+2 {
+		t.Fatalf("took %d items, want %d", n, events+2)
 	}
 }
