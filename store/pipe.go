@@ -159,7 +159,8 @@ type held struct {
 // as many were taken: a reader that keeps the writer busy never lets the
 // queue empty, and appending behind items taken would grow it with every
 // item that passes (16 MB of queue for a 1 GB import), not with what it
-// holds. Each item is moved at most once for each item taken.
+// holds. Each item is moved at most once for each item taken
+// (docs/store.md S41).
 func (p *Pipe) compact() {
 	if p.head < len(p.queue) && (p.head < compactItems || p.head*2 < len(p.queue)) {
 		return
