@@ -57,8 +57,10 @@ type LoaderOptions struct {
 	// (default 4 MiB).
 	HoldBytes int
 	// BatchBytes is the size of events after which a transaction ends at
-	// the next transcript's end (default 8 MiB): a transaction is the
-	// most a killed load loses.
+	// the next transcript's end (default 4 MiB): a transaction is the
+	// most a killed load loses. The pages a transaction writes fit in the
+	// writer's cache (writerCacheKiB), which it would otherwise spill
+	// into the log and read back (docs/store.md S23).
 	BatchBytes int
 	// Loaded reports each transcript once its transaction has committed
 	// (or failed: err is then the commit's, or the load's), on the
@@ -103,7 +105,7 @@ func NewLoader(ctx context.Context, db *sql.DB, opts LoaderOptions) (*Loader, er
 		opts.HoldBytes = 4 << 20
 	}
 	if opts.BatchBytes <= 0 {
-		opts.BatchBytes = 8 << 20
+		opts.BatchBytes = 4 << 20
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
