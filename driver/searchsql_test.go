@@ -556,7 +556,8 @@ func TestWordStats(t *testing.T) {
 		}
 	}
 	// sessionsearch_runs itself: runs of equal values in the order given,
-	// NULLs skipped.
+	// NULLs skipped; any value but an integer is an error, as no integer
+	// tells two such values apart.
 	for _, c := range []struct {
 		values string
 		want   int64
@@ -572,6 +573,18 @@ func TestWordStats(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("sessionsearch_runs over %s = %d, want %d", c.values, got, c.want)
+		}
+	}
+	for _, c := range []struct{ values, want string }{
+		{`VALUES (1), ('a'), ('b')`, `sessionsearch_runs: x must be an integer or NULL, got text 'a'`},
+		{`VALUES (1.2), (1.7)`, `sessionsearch_runs: x must be an integer or NULL, got real '1.2'`},
+		{`VALUES ('1'), (1)`, `sessionsearch_runs: x must be an integer or NULL, got text '1'`},
+		{`VALUES (x'0102'), (x'02')`, `sessionsearch_runs: x must be an integer or NULL, got a blob of 2 bytes`},
+	} {
+		var got int64
+		err := db.QueryRow(`SELECT sessionsearch_runs(column1) FROM (` + c.values + `)`).Scan(&got)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("sessionsearch_runs over %s = %d, %v; want the error %s", c.values, got, err, c.want)
 		}
 	}
 }

@@ -237,14 +237,30 @@ static void ss_coverage(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
  * the temporary index that count(DISTINCT x) builds and fills row by row.
  * store.WordStatsSQL counts a word's sessions with it (docs/search.md Q29):
  * FTS5 returns matches in rowid order, and a rowid's high bits are its
- * session. */
+ * session. x must be an integer (or NULL): read as one, 'a' and 'b', or
+ * 1.2 and 1.7, would be one run, so any other value is an error. */
 typedef struct ss_runs {
   sqlite3_int64 last, n;
 } ss_runs;
 
 static void ss_runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) return;
+  if (type != SQLITE_INTEGER) {
+    char *msg = type == SQLITE_BLOB
+                    ? sqlite3_mprintf("sessionsearch_runs: x must be an integer or NULL, got a blob of %d bytes",
+                                      sqlite3_value_bytes(argv[0]))
+                    : sqlite3_mprintf("sessionsearch_runs: x must be an integer or NULL, got %s %.40Q",
+                                      type == SQLITE_FLOAT ? "real" : "text", (const char *)sqlite3_value_text(argv[0]));
+    if (!msg) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    sqlite3_result_error(ctx, msg, -1);
+    sqlite3_free(msg);
+    return;
+  }
   ss_runs *r = sqlite3_aggregate_context(ctx, sizeof(ss_runs));
   if (!r) {
     sqlite3_result_error_nomem(ctx);
