@@ -25,6 +25,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"search", "--db", db}, "search needs a QUERY"},
 		{[]string{"search", "--db", db, "--bogus", "x"}, "flag provided but not defined: -bogus"},
+		// Q25's exclusions and dashed words: the way to write them is named.
+		{[]string{"search", "--db", db, "git", "merge", "--continue"}, `flag provided but not defined: -continue (a query word that starts with "-" goes after "--": sessionsearch search [flags] -- QUERY...)`},
+		{[]string{"search", "--db", db, "fold", "-case"}, `flag provided but not defined: -case (a query word that starts with "-" goes after "--"`},
 		{[]string{"search", "--db", db, "--ceiling", `{"visibility":"all"}`, "x"}, "flag provided but not defined: -ceiling"},
 		{[]string{"mcp", "--db", db, "--caller", "agent:main:main", "--ceiling", `{}`}, "flag provided but not defined: -ceiling"},
 		{[]string{"search", "--db", db, "--limit", "many", "x"}, `invalid value "many" for flag -limit`},

@@ -22,6 +22,7 @@ type flagSet struct {
 	*flag.FlagSet
 	e        *env
 	synopsis string // e.g. "search [flags] QUERY..."
+	args     string // what the command takes after its flags, e.g. "QUERY..."
 	summary  string
 	notes    []string // paragraphs printed after the flags
 }
@@ -33,7 +34,7 @@ func newFlagSet(e *env, c command) *flagSet {
 	if c.args != "" {
 		synopsis += " " + c.args
 	}
-	return &flagSet{FlagSet: fs, e: e, synopsis: synopsis, summary: c.summary}
+	return &flagSet{FlagSet: fs, e: e, synopsis: synopsis, args: c.args, summary: c.summary}
 }
 
 // parse parses the flags and returns the arguments. -h prints the usage to
@@ -51,7 +52,14 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 			return nil, exitError{0}
 		}
 		if err != nil {
-			return nil, usageError{err.Error()}
+			msg := err.Error()
+			if fs.args == queryArgs && strings.HasPrefix(msg, "flag provided but not defined: ") {
+				// Flags may follow the query's words, so an exclusion
+				// (-case) or a word written with a dash (--continue, -1;
+				// docs/search.md Q25) reads as a flag unless "--" ends them.
+				msg += fmt.Sprintf(` (a query word that starts with "-" goes after "--": sessionsearch %s [flags] -- %s)`, fs.Name(), queryArgs)
+			}
+			return nil, usageError{msg}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

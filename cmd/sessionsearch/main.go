@@ -42,12 +42,15 @@ type command struct {
 
 var commands []command
 
+// queryArgs is what search takes after its flags: the words of a query.
+const queryArgs = "QUERY..."
+
 func init() {
 	// Set here, not in the declaration: the help command lists commands.
 	commands = []command{
 		{"import", "PATH...", "import OpenClaw transcripts: JSONL files, state directories, agent databases", runImport},
 		syncCommand,
-		{"search", "QUERY...", "search the transcripts", runSearch},
+		{"search", queryArgs, "search the transcripts", runSearch},
 		{"sessions", "", "list the sessions: keys, agents, messages, last activity", runSessions},
 		{"history", "KEY", "show a session's messages (its active path)", runHistory},
 		{"status", "", "show the database and its index state", runStatus},
