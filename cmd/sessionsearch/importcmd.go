@@ -111,8 +111,10 @@ const replayGCPercent = 25
 // (runtime/debug.SetMemoryLimit): what a copy holds is bounded (a bulk
 // load's prepared events, its held index rows, a replay), and the
 // collector keeps the heap near it rather than at twice it (docs/cli.md
-// C22). GOMEMLIMIT, when set, wins.
-const copyMemoryLimit = 32 << 20
+// C22). 24 MiB, not 32: LoCoMo x20's import peaked at 61-64 MB with 32,
+// at the 64 MB bound, and at 54-56 MB with 24, for about 3% more CPU
+// (docs/performance.md). GOMEMLIMIT, when set, wins.
+const copyMemoryLimit = 24 << 20
 
 // limitMemory sets copyMemoryLimit unless GOMEMLIMIT is set.
 func limitMemory() {
